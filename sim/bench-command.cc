@@ -1,0 +1,99 @@
+// `mrcsim bench ...`: benchmarks that print figures (never pass/fail on time).
+#include "sim/cli-args.h"
+#include "sim/commands.h"
+#include "sim/process-stats.h"
+#include "topologies/fabric-figures.h"
+#include "topologies/routing-check.h"
+
+#include <iomanip>
+#include <thread>
+#include <iostream>
+
+namespace mrcsim
+{
+
+namespace
+{
+
+const char* kBenchUsage = R"(usage: mrcsim bench topology [--preset NAME | --spec FILE.json] [--samples N] [--json]
+  Generates, routes (ECMP groups, distances) and validates a fabric (default multiplane-131k);
+  prints the time of each phase and the peak resident memory.
+)";
+
+int
+BenchTopology(const CliArgs& args)
+{
+  std::string origin = args.Has("--spec") ? args.Value("--spec") : "preset " + args.Value("--preset", "multiplane-131k");
+  FabricSpec spec = args.Has("--spec") ? ReadFabricSpecFile(args.Value("--spec"))
+                                       : PresetSpec(args.Value("--preset", "multiplane-131k"));
+  uint64_t samples = std::stoull(args.Value("--samples", "100000"));
+  Stopwatch total;
+  Stopwatch phase;
+  Fabric fabric = BuildFabric(spec, origin);
+  double tBuild = phase.Seconds();
+  phase.Restart();
+  FabricRouting routing(fabric, true);
+  double tRoute = phase.Seconds();
+  phase.Restart();
+  RoutingCheckResult check = CheckRouting(routing, samples, 1);
+  uint64_t unreachable = check.reachability.unreachableInAllPlanes;
+  for (uint64_t u : check.reachability.unreachablePerPlane)
+    unreachable += u;
+  double tValidate = phase.Seconds();
+  double tTotal = total.Seconds();
+  uint64_t rss = PeakRssBytes();
+
+  nlohmann::json j{{"benchmark", "topology"},
+                   {"fabric", fabric.Name()},
+                   {"gpus", fabric.NumGpus()},
+                   {"switches", fabric.NumSwitches()},
+                   {"links", fabric.NumLinks()},
+                   {"ecmp_groups", routing.NumGroups()},
+                   {"routing_table_bytes", routing.MemoryBytes()},
+                   {"paths_walked", check.pathsWalked},
+                   {"unreachable_pairs", unreachable},
+                   {"valid", check.Ok() && unreachable == 0},
+                   {"error", check.firstError},
+                   {"seconds", {{"generate", tBuild}, {"route", tRoute}, {"validate", tValidate}, {"total", tTotal}}},
+                   {"peak_rss_bytes", rss},
+                   {"threads", std::thread::hardware_concurrency()}};
+  if (args.Flag("--json"))
+  {
+    std::cout << j.dump(2) << "\n";
+  }
+  else
+  {
+    std::cout << std::fixed << std::setprecision(2);
+    std::cout << "topology benchmark: " << fabric.Name() << " (" << fabric.NumGpus() << " GPUs, "
+              << fabric.NumSwitches() << " switches, " << fabric.NumLinks() << " links)\n"
+              << "  generate  " << tBuild << " s\n"
+              << "  route     " << tRoute << " s (" << routing.NumGroups() << " ECMP groups, "
+              << routing.MemoryBytes() / 1048576.0 << " MiB of tables)\n"
+              << "  validate  " << tValidate << " s (" << check.pathsWalked << " paths walked, " << unreachable
+              << " unreachable pairs)\n"
+              << "  total     " << tTotal << " s, peak RSS " << rss / 1048576.0 << " MiB\n"
+              << "  result    " << (j["valid"].get<bool>() ? "valid" : "INVALID: " + check.firstError) << "\n";
+  }
+  return j["valid"].get<bool>() ? 0 : 1;
+}
+
+} // namespace
+
+int
+BenchCommand(const std::vector<std::string>& argv)
+{
+  CliArgs args(argv, {"--json", "--help"}, {"--preset", "--spec", "--samples"});
+  if (args.Flag("--help") || args.Positional().empty())
+  {
+    std::cout << kBenchUsage;
+    return args.Flag("--help") ? 0 : 2;
+  }
+  const std::string& which = args.Positional().front();
+  if (which == "topology")
+  {
+    return BenchTopology(args);
+  }
+  throw UsageError("unknown benchmark \"" + which + "\" (available: topology)");
+}
+
+} // namespace mrcsim

@@ -1,0 +1,64 @@
+#include "sim/cli-args.h"
+
+namespace mrcsim
+{
+
+CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::string>& flags,
+                 const std::set<std::string>& options)
+{
+  for (size_t i = 0; i < args.size(); ++i)
+  {
+    const std::string& a = args[i];
+    if (a.rfind("--", 0) != 0)
+    {
+      m_positional.push_back(a);
+      continue;
+    }
+    std::string name = a;
+    std::string value;
+    bool inlineValue = false;
+    size_t eq = a.find('=');
+    if (eq != std::string::npos)
+    {
+      name = a.substr(0, eq);
+      value = a.substr(eq + 1);
+      inlineValue = true;
+    }
+    if (flags.count(name) && !inlineValue)
+    {
+      m_flags.insert(name);
+    }
+    else if (options.count(name))
+    {
+      if (!inlineValue)
+      {
+        if (i + 1 >= args.size())
+        {
+          throw UsageError("option " + name + " needs a value");
+        }
+        value = args[++i];
+      }
+      m_values[name].push_back(value);
+    }
+    else
+    {
+      throw UsageError("unknown option " + name);
+    }
+  }
+}
+
+std::string
+CliArgs::Value(const std::string& name, const std::string& fallback) const
+{
+  auto it = m_values.find(name);
+  return it == m_values.end() ? fallback : it->second.back();
+}
+
+std::vector<std::string>
+CliArgs::Values(const std::string& name) const
+{
+  auto it = m_values.find(name);
+  return it == m_values.end() ? std::vector<std::string>{} : it->second;
+}
+
+} // namespace mrcsim

@@ -1,0 +1,58 @@
+// mrcsim: packet-level simulation of MRC and RoCEv2 on multiplane AI fabrics (command line).
+#include "sim/cli-args.h"
+#include "sim/commands.h"
+#include "topologies/json-reader.h"
+
+#include <iostream>
+
+namespace
+{
+
+const char* kUsage = R"(usage: mrcsim <command> [options]
+commands:
+  topo    build a fabric (preset, spec file or GraphML) and print its figures
+  bench   benchmarks: topology | forwarding
+run `mrcsim <command> --help` for its options.
+)";
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+  if (argc < 2)
+  {
+    std::cerr << kUsage;
+    return 2;
+  }
+  std::string command = argv[1];
+  std::vector<std::string> args(argv + 2, argv + argc);
+  try
+  {
+    if (command == "topo")
+      return mrcsim::TopoCommand(args);
+    if (command == "bench")
+      return mrcsim::BenchCommand(args);
+    if (command == "--help" || command == "help")
+    {
+      std::cout << kUsage;
+      return 0;
+    }
+    throw mrcsim::UsageError("unknown command \"" + command + "\"");
+  }
+  catch (const mrcsim::UsageError& e)
+  {
+    std::cerr << "mrcsim: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+  catch (const mrcsim::SpecError& e)
+  {
+    std::cerr << "mrcsim: error: " << e.what() << "\n";
+    return 1;
+  }
+  catch (const std::exception& e)
+  {
+    std::cerr << "mrcsim: error: " << e.what() << "\n";
+    return 1;
+  }
+}

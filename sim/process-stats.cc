@@ -1,0 +1,41 @@
+#include "sim/process-stats.h"
+
+#include <fstream>
+#include <string>
+
+namespace mrcsim
+{
+
+namespace
+{
+
+uint64_t
+StatusKb(const std::string& field)
+{
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+  {
+    if (line.compare(0, field.size(), field) == 0)
+    {
+      return std::stoull(line.substr(field.size() + 1)) * 1024;
+    }
+  }
+  return 0;
+}
+
+} // namespace
+
+uint64_t
+PeakRssBytes()
+{
+  return StatusKb("VmHWM");
+}
+
+uint64_t
+CurrentRssBytes()
+{
+  return StatusKb("VmRSS");
+}
+
+} // namespace mrcsim

@@ -1,0 +1,132 @@
+// `mrcsim topo`: build a fabric from a preset or spec file, print its figures, export it.
+#include "sim/cli-args.h"
+#include "sim/commands.h"
+#include "topologies/fabric-figures.h"
+#include "topologies/graphml-io.h"
+#include "topologies/routing-check.h"
+
+#include <iomanip>
+#include <iostream>
+
+namespace mrcsim
+{
+
+namespace
+{
+
+const char* kTopoUsage = R"(usage: mrcsim topo --list
+       mrcsim topo (--preset NAME | --spec FILE.json) [--json] [--graphml OUT.graphml]
+                   [--fail-link ID ...] [--check] [--no-groups]
+  --list         name the presets
+  --json         print the figures as JSON
+  --graphml F    export the fabric to GraphML
+  --fail-link ID mark link ID down before routing (repeatable); reachability is reported
+  --check        validate routing (exhaustive walks on small fabrics, 100k sampled on large)
+  --no-groups    skip ECMP groups (figures need only distances)
+)";
+
+} // namespace
+
+int
+TopoCommand(const std::vector<std::string>& argv)
+{
+  CliArgs args(argv, {"--list", "--json", "--check", "--no-groups", "--help"},
+               {"--preset", "--spec", "--graphml", "--fail-link"});
+  if (args.Flag("--help"))
+  {
+    std::cout << kTopoUsage;
+    return 0;
+  }
+  if (!args.Positional().empty())
+  {
+    throw UsageError("unexpected argument " + args.Positional().front());
+  }
+  if (args.Flag("--list"))
+  {
+    for (const Preset& p : Presets())
+    {
+      std::cout << std::left << std::setw(22) << p.name << p.description << "\n";
+    }
+    return 0;
+  }
+  if (args.Has("--preset") == args.Has("--spec"))
+  {
+    throw UsageError("give exactly one of --preset NAME or --spec FILE.json");
+  }
+  std::string origin = args.Has("--spec") ? args.Value("--spec") : "preset " + args.Value("--preset");
+  FabricSpec spec = args.Has("--spec") ? ReadFabricSpecFile(args.Value("--spec")) : PresetSpec(args.Value("--preset"));
+  Fabric fabric = BuildFabric(spec, origin);
+  FabricRouting routing(fabric, !args.Flag("--no-groups"));
+  for (const std::string& id : args.Values("--fail-link"))
+  {
+    size_t used = 0;
+    unsigned long link = 0;
+    try
+    {
+      link = std::stoul(id, &used);
+    }
+    catch (const std::exception&)
+    {
+      used = 0;
+    }
+    if (used != id.size() || link >= fabric.NumLinks())
+    {
+      throw UsageError("--fail-link " + id + ": expected a link id in [0, " + std::to_string(fabric.NumLinks() - 1) +
+                       "]");
+    }
+    routing.SetLinkUp(static_cast<uint32_t>(link), false);
+  }
+  routing.Update();
+
+  FabricFigures figures = ComputeFigures(fabric, routing, spec.kind, spec.power);
+  ReachabilityReport reach = routing.Reachability();
+  nlohmann::json j = FiguresToJson(figures);
+  j["spec"] = FabricSpecToJson(spec);
+  j["routing"] = {{"ecmp_groups", routing.NumGroups()},
+                  {"table_bytes", routing.MemoryBytes()},
+                  {"failed_links", args.Values("--fail-link").size()},
+                  {"unreachable_pairs_per_plane", reach.unreachablePerPlane},
+                  {"detached_gpus_per_plane", reach.detachedPerPlane},
+                  {"unreachable_pairs_all_planes", reach.unreachableInAllPlanes}};
+  int status = 0;
+  if (args.Flag("--check"))
+  {
+    RoutingCheckResult check = CheckRouting(routing, 100000, 1);
+    j["check"] = {{"ok", check.Ok()}, {"paths_walked", check.pathsWalked}, {"error", check.firstError}};
+    status = check.Ok() ? 0 : 1;
+  }
+  if (args.Has("--graphml"))
+  {
+    WriteFabricGraphml(fabric, args.Value("--graphml"));
+  }
+
+  if (args.Flag("--json"))
+  {
+    std::cout << j.dump(2) << "\n";
+    return status;
+  }
+  PrintFigures(figures, std::cout);
+  std::cout << "  " << std::left << std::setw(34) << "ECMP groups (distinct)" << routing.NumGroups() << "\n";
+  uint64_t unreachable = 0;
+  for (uint64_t u : reach.unreachablePerPlane)
+    unreachable += u;
+  if (!args.Values("--fail-link").empty())
+  {
+    std::cout << "  " << std::setw(34) << "failed links" << args.Values("--fail-link").size() << "\n";
+    std::cout << "  " << std::setw(34) << "unreachable (pair, plane)s" << unreachable << "\n";
+    std::cout << "  " << std::setw(34) << "pairs unreachable in all planes" << reach.unreachableInAllPlanes << "\n";
+  }
+  if (args.Flag("--check"))
+  {
+    std::cout << "  " << std::setw(34) << "routing check"
+              << (status == 0 ? "ok" : "FAILED: " + j["check"]["error"].get<std::string>()) << " ("
+              << j["check"]["paths_walked"].get<uint64_t>() << " paths walked)\n";
+  }
+  if (args.Has("--graphml"))
+  {
+    std::cout << "wrote " << args.Value("--graphml") << "\n";
+  }
+  return status;
+}
+
+} // namespace mrcsim

@@ -1,0 +1,245 @@
+#include "topologies/fabric-spec.h"
+
+#include "topologies/graphml-io.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mrcsim
+{
+
+const std::vector<std::string>&
+FabricKinds()
+{
+  static const std::vector<std::string> kinds{"multiplane", "fat_tree", "rail_optimized", "graphml"};
+  return kinds;
+}
+
+namespace
+{
+
+constexpr int64_t kMaxCount = 1 << 24;
+
+PowerModel
+ParsePower(JsonReader r)
+{
+  PowerModel p;
+  p.switchWatts = r.Number("switch_watts", 0, 1e5, p.switchWatts);
+  p.portWattsPer100G = r.Number("port_watts_per_100g", 0, 1e3, p.portWattsPer100G);
+  r.Finish();
+  return p;
+}
+
+} // namespace
+
+FabricSpec
+ParseFabricSpec(JsonReader& r)
+{
+  FabricSpec s;
+  s.kind = r.Choice("kind", FabricKinds());
+  s.name = r.String("name", s.kind);
+  if (r.Has("power"))
+  {
+    s.power = ParsePower(r.Object("power"));
+  }
+  if (s.kind == "multiplane")
+  {
+    MultiplaneSpec& m = s.multiplane;
+    m.planes = static_cast<int>(r.Int("planes", 1, 64));
+    m.portRateGbps = r.Number("port_rate_gbps", 1, 1.6e4);
+    m.gpus = static_cast<uint32_t>(r.Int("gpus", 1, kMaxCount));
+    m.t0DownPorts = static_cast<uint32_t>(r.Int("t0_down_ports", 1, 4096));
+    m.t0UpPorts = static_cast<uint32_t>(r.Int("t0_up_ports", 1, 4096));
+    m.t0PerPlane = static_cast<uint32_t>(r.Int("t0_per_plane", 1, 4096, 0));
+    m.t1PerPlane = static_cast<uint32_t>(r.Int("t1_per_plane", 1, 4096));
+    m.switchPorts = static_cast<uint32_t>(r.Int("switch_ports", 1, 65535, 0));
+    m.linkDelayNs = static_cast<uint32_t>(r.Int("link_delay_ns", 0, 1000000000, m.linkDelayNs));
+    if (r.Has("nic_port_planes"))
+    {
+      for (int64_t p : r.IntList("nic_port_planes", 0, 63))
+      {
+        m.nicPortPlanes.push_back(static_cast<int>(p));
+      }
+    }
+  }
+  else if (s.kind == "fat_tree" || s.kind == "rail_optimized")
+  {
+    FatTreeSpec& f = s.fatTree;
+    f.tiers = static_cast<int>(r.Int("tiers", 2, 4));
+    f.radix = static_cast<uint32_t>(r.Int("radix", 4, 4096));
+    f.portRateGbps = r.Number("port_rate_gbps", 1, 1.6e4);
+    f.gpus = static_cast<uint32_t>(r.Int("gpus", 1, kMaxCount));
+    f.linkDelayNs = static_cast<uint32_t>(r.Int("link_delay_ns", 0, 1000000000, f.linkDelayNs));
+    if (s.kind == "rail_optimized")
+    {
+      f.gpusPerServer = static_cast<uint32_t>(r.Int("gpus_per_server", 1, 1024));
+    }
+  }
+  else
+  {
+    s.graphmlFile = r.String("file");
+  }
+  r.Finish();
+  CheckFabricSpec(s, r.Origin() + ": at " + (r.Path().empty() ? "/" : r.Path()));
+  return s;
+}
+
+FabricSpec
+ReadFabricSpecFile(const std::string& file)
+{
+  nlohmann::json j = ReadJsonFile(file);
+  JsonReader r(j, file, "");
+  return ParseFabricSpec(r);
+}
+
+nlohmann::json
+FabricSpecToJson(const FabricSpec& s)
+{
+  nlohmann::json j{{"kind", s.kind}, {"name", s.name}};
+  j["power"] = {{"switch_watts", s.power.switchWatts}, {"port_watts_per_100g", s.power.portWattsPer100G}};
+  if (s.kind == "multiplane")
+  {
+    const MultiplaneSpec& m = s.multiplane;
+    j.update({{"planes", m.planes},
+              {"port_rate_gbps", m.portRateGbps},
+              {"gpus", m.gpus},
+              {"t0_down_ports", m.t0DownPorts},
+              {"t0_up_ports", m.t0UpPorts},
+              {"t1_per_plane", m.t1PerPlane},
+              {"link_delay_ns", m.linkDelayNs}});
+    if (m.t0PerPlane)
+      j["t0_per_plane"] = m.t0PerPlane;
+    if (m.switchPorts)
+      j["switch_ports"] = m.switchPorts;
+    if (!m.nicPortPlanes.empty())
+      j["nic_port_planes"] = m.nicPortPlanes;
+  }
+  else if (s.kind == "fat_tree" || s.kind == "rail_optimized")
+  {
+    const FatTreeSpec& f = s.fatTree;
+    j.update({{"tiers", f.tiers},
+              {"radix", f.radix},
+              {"port_rate_gbps", f.portRateGbps},
+              {"gpus", f.gpus},
+              {"link_delay_ns", f.linkDelayNs}});
+    if (s.kind == "rail_optimized")
+      j["gpus_per_server"] = f.gpusPerServer;
+  }
+  else
+  {
+    j["file"] = s.graphmlFile;
+  }
+  return j;
+}
+
+uint64_t
+FatTreeMaxGpus(int tiers, uint32_t radix)
+{
+  uint64_t n = radix;
+  for (int t = 1; t < tiers; ++t)
+  {
+    n *= radix / 2;
+  }
+  return n;
+}
+
+void
+CheckFabricSpec(const FabricSpec& s, const std::string& where)
+{
+  auto fail = [&](const std::string& key, const std::string& msg) {
+    throw SpecError(where + (where.back() == '/' ? "" : "/") + key + ": " + msg);
+  };
+  if (s.kind == "multiplane")
+  {
+    const MultiplaneSpec& m = s.multiplane;
+    if (m.planes < 1)
+      fail("planes", "must be at least 1, got " + std::to_string(m.planes));
+    uint64_t minT0 = (static_cast<uint64_t>(m.gpus) + m.t0DownPorts - 1) / m.t0DownPorts;
+    if (m.t0PerPlane && m.t0PerPlane < minT0)
+      fail("t0_per_plane", std::to_string(m.t0PerPlane) + " T0s x " + std::to_string(m.t0DownPorts) +
+                               " down ports cannot hold " + std::to_string(m.gpus) + " GPUs; need at least " +
+                               std::to_string(minT0));
+    if (m.t0UpPorts % m.t1PerPlane != 0)
+      fail("t0_up_ports", std::to_string(m.t0UpPorts) + " up ports cannot be spread evenly over " +
+                              std::to_string(m.t1PerPlane) + " T1s; use a multiple of t1_per_plane");
+    uint64_t t0 = m.t0PerPlane ? m.t0PerPlane : minT0;
+    uint64_t t1Down = t0 * m.t0UpPorts / m.t1PerPlane;
+    if (m.switchPorts)
+    {
+      if (m.t0DownPorts + m.t0UpPorts > m.switchPorts)
+        fail("switch_ports", "a T0 needs " + std::to_string(m.t0DownPorts + m.t0UpPorts) + " ports (down + up), but switches have " +
+                                 std::to_string(m.switchPorts));
+      if (t1Down > m.switchPorts)
+        fail("switch_ports", "each T1 needs " + std::to_string(t1Down) + " down ports (" + std::to_string(t0) +
+                                 " T0s x " + std::to_string(m.t0UpPorts / m.t1PerPlane) +
+                                 " links), but switches have " + std::to_string(m.switchPorts));
+    }
+    if (t1Down > 65535)
+      fail("t1_per_plane", "each T1 would need " + std::to_string(t1Down) + " ports; at most 65535");
+    if (!m.nicPortPlanes.empty())
+    {
+      std::vector<int> sorted = m.nicPortPlanes;
+      std::sort(sorted.begin(), sorted.end());
+      for (int p = 0; p < static_cast<int>(sorted.size()); ++p)
+      {
+        if (static_cast<int>(sorted.size()) != m.planes || sorted[p] != p)
+          fail("nic_port_planes", "must list each plane 0.." + std::to_string(m.planes - 1) +
+                                      " exactly once (one NIC port per plane)");
+      }
+    }
+  }
+  else if (s.kind == "fat_tree" || s.kind == "rail_optimized")
+  {
+    const FatTreeSpec& f = s.fatTree;
+    if (f.radix % 2 != 0)
+      fail("radix", std::to_string(f.radix) + " is not divisible by 2 (half the ports go down, half up)");
+    if (f.tiers < 2 || f.tiers > 4)
+      fail("tiers", "expected 2, 3 or 4, got " + std::to_string(f.tiers));
+    uint64_t max = FatTreeMaxGpus(f.tiers, f.radix);
+    if (f.gpus > max)
+      fail("gpus", std::to_string(f.gpus) + " GPUs do not fit a " + std::to_string(f.tiers) + "-tier fat tree of radix " +
+                       std::to_string(f.radix) + " (at most " + std::to_string(max) + "); add a tier or use a larger radix");
+    if (s.kind == "rail_optimized")
+    {
+      if (f.gpus % f.gpusPerServer != 0)
+        fail("gpus_per_server", std::to_string(f.gpus) + " GPUs are not a whole number of servers of " +
+                                    std::to_string(f.gpusPerServer));
+      // Each leaf holds GPU r of radix/2 servers, so a partly filled server group still takes G leaves.
+      uint64_t h = f.radix / 2;
+      uint64_t servers = f.gpus / f.gpusPerServer;
+      uint64_t leaves = (servers + h - 1) / h * f.gpusPerServer;
+      uint64_t maxLeaves = max / h;
+      if (leaves > maxLeaves)
+        fail("gpus_per_server", "rails of " + std::to_string(f.gpusPerServer) + " GPUs need " + std::to_string(leaves) +
+                                    " leaves; the fat tree holds " + std::to_string(maxLeaves));
+    }
+  }
+  else if (s.kind == "graphml")
+  {
+    if (s.graphmlFile.empty())
+      fail("file", "expected a GraphML file path");
+  }
+  else
+  {
+    fail("kind", "unknown kind \"" + s.kind + "\"");
+  }
+}
+
+Fabric
+BuildFabric(const FabricSpec& s, const std::string& origin)
+{
+  CheckFabricSpec(s, origin);
+  if (s.kind == "multiplane")
+  {
+    return BuildMultiplane(s.multiplane, s.name);
+  }
+  if (s.kind == "graphml")
+  {
+    Fabric f = ReadFabricGraphml(s.graphmlFile);
+    f.SetName(s.name);
+    return f;
+  }
+  return BuildFatTree(s.fatTree, s.name);
+}
+
+} // namespace mrcsim
