@@ -546,7 +546,7 @@ FabricRouting::Reachability() const
     {
       const Attachment& a = Attach(g, p);
       bool live = a.valid && m_linkUp[a.link];
-      key[p] = live ? a.leafIndex : -1;
+      key[p] = live ? static_cast<int64_t>(a.leafIndex) : -1;
       r.detachedPerPlane[p] += live ? 0 : 1;
     }
     ++groups[key];

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace mrcsim
 {
@@ -37,6 +38,17 @@ ParseFabricSpec(JsonReader& r)
 {
   FabricSpec s;
   s.kind = r.Choice("kind", FabricKinds());
+  static const std::map<std::string, std::vector<std::string>> keys{
+    {"multiplane",
+     {"planes", "port_rate_gbps", "gpus", "t0_down_ports", "t0_up_ports", "t0_per_plane", "t1_per_plane",
+      "switch_ports", "link_delay_ns", "nic_port_planes"}},
+    {"fat_tree", {"tiers", "radix", "port_rate_gbps", "gpus", "link_delay_ns"}},
+    {"rail_optimized", {"tiers", "radix", "port_rate_gbps", "gpus", "link_delay_ns", "gpus_per_server"}},
+    {"graphml", {"file"}},
+  };
+  std::vector<std::string> allowed = keys.at(s.kind);
+  allowed.insert(allowed.end(), {"name", "power"});
+  r.Expect(allowed);
   s.name = r.String("name", s.kind);
   if (r.Has("power"))
   {

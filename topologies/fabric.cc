@@ -85,9 +85,8 @@ Fabric::AddLink(VertexId a, VertexId b, uint64_t rateBps, uint32_t delayNs)
   const FabricNode& na = m_graph[a];
   const FabricNode& nb = m_graph[b];
   l.plane = na.role == NodeRole::Switch ? na.plane : nb.plane;
-  auto [e, added] = boost::add_edge(a, b, l, m_graph);
-  (void)added;
-  m_links.push_back(e);
+  boost::add_edge(a, b, l, m_graph);
+  m_links.emplace_back(a, l.portA);
   return l.id;
 }
 
@@ -109,8 +108,8 @@ Fabric::Peer(VertexId v, uint16_t port) const
   auto it = boost::out_edges(v, m_graph).first + port;
   VertexId w = boost::target(*it, m_graph);
   const FabricLink& l = m_graph[*it];
-  // The stored edge keeps its creation orientation: a is the source of the original add_edge.
-  bool vIsA = boost::source(m_links[l.id], m_graph) == v;
+  // Self-links are refused, so v is endpoint a exactly when it is the recorded a.
+  bool vIsA = m_links[l.id].first == v;
   return PortPeer{w, vIsA ? l.portB : l.portA, l.id};
 }
 
@@ -124,8 +123,8 @@ Fabric::LinkAt(VertexId v, uint16_t port) const
 std::pair<VertexId, VertexId>
 Fabric::Ends(uint32_t id) const
 {
-  EdgeId e = m_links[id];
-  return {boost::source(e, m_graph), boost::target(e, m_graph)};
+  auto [a, port] = m_links[id];
+  return {a, Peer(a, port).node};
 }
 
 std::string

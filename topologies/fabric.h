@@ -93,7 +93,7 @@ public:
   /// \brief The link attached to port p of v.
   const FabricLink& LinkAt(VertexId v, uint16_t port) const;
   /// \brief A link by id.
-  const FabricLink& Link(uint32_t id) const { return m_graph[m_links[id]]; }
+  const FabricLink& Link(uint32_t id) const { return LinkAt(m_links[id].first, m_links[id].second); }
   /// \brief Endpoints (a, b) of a link.
   std::pair<VertexId, VertexId> Ends(uint32_t id) const;
 
@@ -109,7 +109,9 @@ private:
 
   std::string m_name;
   FabricGraph m_graph;
-  std::vector<EdgeId> m_links;                          ///< by link id
+  /// By link id: endpoint a and its port. Edge descriptors would point into one graph object's
+  /// storage and dangle once the fabric is copied; (vertex, port) stays valid.
+  std::vector<std::pair<VertexId, uint16_t>> m_links;
   std::vector<VertexId> m_gpus;                         ///< by GPU index
   std::vector<std::vector<std::vector<VertexId>>> m_switches; ///< [plane][tier][index]
   int m_numPlanes = 0;

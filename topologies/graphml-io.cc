@@ -23,12 +23,12 @@ struct RawNode
 
 struct RawLink
 {
-  long long rateBps = 0;
-  long long delayNs = -1;
-  long long id = -1; ///< link id: fixes link (hence port) order; file order when absent
+  long rateBps = 0;
+  long delayNs = -1;
+  long id = -1; ///< link id: fixes link (hence port) order; file order when absent
 };
 
-using RawGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, RawNode, RawLink>;
+using RawGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, RawNode, RawLink>;
 
 } // namespace
 
@@ -41,15 +41,15 @@ WriteFabricGraphml(const Fabric& fabric, std::ostream& out)
     [&g](VertexId v) { return std::string(g[v].role == NodeRole::Gpu ? "gpu" : "switch"); });
   auto tier = boost::make_function_property_map<VertexId, int>([&g](VertexId v) { return int(g[v].tier); });
   auto plane = boost::make_function_property_map<VertexId, int>([&g](VertexId v) { return int(g[v].plane); });
-  auto rate = boost::make_function_property_map<EdgeId, long long>(
-    [&g](EdgeId e) { return static_cast<long long>(g[e].rateBps); });
-  auto delay = boost::make_function_property_map<EdgeId, long long>(
-    [&g](EdgeId e) { return static_cast<long long>(g[e].delayNs); });
+  auto rate = boost::make_function_property_map<EdgeId, long>(
+    [&g](EdgeId e) { return static_cast<long>(g[e].rateBps); });
+  auto delay = boost::make_function_property_map<EdgeId, long>(
+    [&g](EdgeId e) { return static_cast<long>(g[e].delayNs); });
   dp.property("role", role);
   dp.property("tier", tier);
   dp.property("plane", plane);
-  auto id = boost::make_function_property_map<EdgeId, long long>(
-    [&g](EdgeId e) { return static_cast<long long>(g[e].id); });
+  auto id = boost::make_function_property_map<EdgeId, long>(
+    [&g](EdgeId e) { return static_cast<long>(g[e].id); });
   dp.property("rate_bps", rate);
   dp.property("delay_ns", delay);
   dp.property("link", id);
@@ -110,7 +110,7 @@ ReadFabricGraphml(std::istream& in, const std::string& origin)
       throw SpecError(where + "attribute role must be \"gpu\" or \"switch\", got \"" + n.role + "\"");
     }
   }
-  // A directed adjacency list lists edges by source vertex; the link ids restore link order.
+  // Link ids restore link order (files written by other tools may list edges in any order).
   std::vector<RawGraph::edge_descriptor> order;
   for (auto [it, end] = boost::edges(raw); it != end; ++it)
   {

@@ -66,6 +66,13 @@ JsonReader::Skip(const std::string& key)
   m_known.insert(key);
 }
 
+void
+JsonReader::Expect(const std::vector<std::string>& keys)
+{
+  m_known.insert(keys.begin(), keys.end());
+  Finish();
+}
+
 const nlohmann::json&
 JsonReader::Get(const std::string& key)
 {

@@ -33,6 +33,9 @@ public:
   bool Has(const std::string& key) const;
   /// \brief Marks a key as known without reading it (read elsewhere).
   void Skip(const std::string& key);
+  /// \brief Declares every key this object may hold and rejects the others now, before any
+  /// value is read, so that a misspelt key is reported as unknown rather than as missing.
+  void Expect(const std::vector<std::string>& keys);
 
   std::string String(const std::string& key);
   std::string String(const std::string& key, const std::string& fallback);

@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""Command-line tests of mrcsim: exit codes, messages on bad input, JSON and GraphML output.
+
+usage: test_cli.py MRCSIM_BINARY SOURCE_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+failures = []
+passed = 0
+
+
+def run(*args):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(name, cond, detail=""):
+    global passed
+    if cond:
+        passed += 1
+    else:
+        failures.append(f"{name}: {detail}")
+
+
+def expect_error(name, args, status, *fragments):
+    code, out, err = run(*args)
+    check(name + " exit status", code == status, f"got {code}, expected {status}; stderr: {err.strip()}")
+    for frag in fragments:
+        check(name + " message", frag in err, f"{frag!r} not in stderr: {err.strip()}")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    def spec(name, body):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(body)
+        return path
+
+    # Presets listed; figures as JSON with the fields the plots use.
+    code, out, _ = run("topo", "--list")
+    check("list", code == 0 and "multiplane-131k" in out and "fat-tree-4tier-131k" in out, out)
+    code, out, _ = run("topo", "--preset", "multiplane-64", "--json", "--check")
+    check("json exit", code == 0)
+    j = json.loads(out)
+    check("json gpus", j["gpus"] == 64)
+    check("json switches", j["switches"]["total"] == 96)
+    check("json hops", j["max_switch_hops"] == 3)
+    check("json check", j["check"]["ok"] is True and j["check"]["paths_walked"] > 0, j.get("check"))
+
+    # Failures reported as reachability: link 0 is GPU 0's plane-0 port.
+    code, out, _ = run("topo", "--preset", "multiplane-64", "--json", "--fail-link", "0")
+    j = json.loads(out)
+    check("fail-link detached", j["routing"]["detached_gpus_per_plane"][0] == 1, j["routing"])
+    check("fail-link unreachable", j["routing"]["unreachable_pairs_per_plane"][0] == 2 * 63, j["routing"])
+    check("fail-link all planes", j["routing"]["unreachable_pairs_all_planes"] == 0, j["routing"])
+
+    # GraphML export, then the exported file as a spec gives the same figures.
+    gml = os.path.join(tmp, "f.graphml")
+    code, out, _ = run("topo", "--preset", "fat-tree-2tier-2k", "--json", "--graphml", gml)
+    a = json.loads(out)
+    path = spec("g.json", json.dumps({"kind": "graphml", "name": "fat-tree-2tier-2k", "file": gml}))
+    code, out, err = run("topo", "--spec", path, "--json")
+    check("graphml reimport exit", code == 0, err)
+    b = json.loads(out)
+    for key in ("gpus", "switches", "links", "optics", "max_switch_hops", "shortest_paths", "bisection_tbps", "power_kw"):
+        check("graphml " + key, a[key] == b[key], f"{a[key]} != {b[key]}")
+
+    # Bad input: a clear message naming the file and key, non-zero exit.
+    expect_error("unknown preset", ["topo", "--preset", "nope"], 1, "unknown preset \"nope\"", "multiplane-131k")
+    bad = spec("radix.json", '{"kind": "fat_tree", "tiers": 3, "radix": 63, "port_rate_gbps": 800, "gpus": 64}')
+    expect_error("odd radix", ["topo", "--spec", bad], 1, "radix.json", "/radix", "not divisible by 2")
+    bad = spec("planes.json", '{"kind": "multiplane", "planes": 0, "port_rate_gbps": 100, "gpus": 8,'
+                              ' "t0_down_ports": 4, "t0_up_ports": 4, "t1_per_plane": 2}')
+    expect_error("zero planes", ["topo", "--spec", bad], 1, "planes.json", "/planes", "[1, 64]")
+    bad = spec("key.json", '{"kind": "multiplane", "planes": 2, "port_rate_gbps": 100, "gpus": 8,'
+                           ' "t0_down_ports": 4, "t0_up_ports": 4, "t1_per_plane": 2, "colour": "blue"}')
+    expect_error("unknown key", ["topo", "--spec", bad], 1, "key.json", "/colour: unknown key")
+    bad = spec("syntax.json", '{"kind": ')
+    expect_error("bad json", ["topo", "--spec", bad], 1, "syntax.json", "not valid JSON")
+    expect_error("missing file", ["topo", "--spec", os.path.join(tmp, "none.json")], 1, "cannot open")
+    expect_error("both sources", ["topo", "--preset", "multiplane-64", "--spec", bad], 2, "exactly one")
+    expect_error("bad option", ["topo", "--presett", "x"], 2, "unknown option --presett")
+    expect_error("bad link", ["topo", "--preset", "multiplane-64", "--fail-link", "99999"], 2, "--fail-link 99999")
+    expect_error("bad command", ["frobnicate"], 2, "unknown command")
+
+print(f"{passed} passed, {len(failures)} failed")
+for f in failures:
+    print("FAIL", f)
+sys.exit(1 if failures else 0)
