@@ -123,3 +123,19 @@ TEST_CASE("NIC port to plane mapping is honoured", "[topology]")
   CHECK(r.Attach(0, 0).gpuPort == 1);
   CHECK(f.Node(f.Peer(f.Gpu(3), 0).node).plane == 1);
 }
+
+TEST_CASE("a copied fabric answers link lookups from its own graph", "[topology]")
+{
+  Fabric original = BuildFabric(test::TinyMultiplane());
+  Fabric copy = original;
+  original = BuildFabric(test::SmallFatTree(2, 4, 8)); // the copy must not see this
+  REQUIRE(copy.NumLinks() == 32);
+  for (uint32_t id = 0; id < copy.NumLinks(); ++id)
+  {
+    auto [a, b] = copy.Ends(id);
+    CHECK(copy.Link(id).id == id);
+    CHECK(copy.Peer(a, copy.Link(id).portA).node == b);
+    CHECK(copy.Link(id).rateBps == 100000000000ull);
+  }
+  CHECK_NOTHROW(copy.Validate());
+}
