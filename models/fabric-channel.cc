@@ -1,0 +1,158 @@
+#include "models/fabric-channel.h"
+
+#include "models/fabric-port.h"
+
+#include "ns3/abort.h"
+#include "ns3/node.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
+
+TypeId
+FabricChannel::GetTypeId()
+{
+  static TypeId tid =
+    TypeId("ns3::FabricChannel")
+      .SetParent<Channel>()
+      .AddConstructor<FabricChannel>()
+      .AddAttribute("Delay", "One-way propagation delay (also the lookahead of a distributed run).",
+                    TimeValue(MicroSeconds(1)), MakeTimeAccessor(&FabricChannel::m_delay), MakeTimeChecker())
+      .AddTraceSource("LinkState", "The link went up (true) or down (false).",
+                      MakeTraceSourceAccessor(&FabricChannel::m_linkStateTrace), "ns3::TracedValueCallback::Bool")
+      .AddTraceSource("Drop", "A frame lost on the link: link down, or random loss.",
+                      MakeTraceSourceAccessor(&FabricChannel::m_dropTrace), "ns3::FabricChannel::DropTracedCallback");
+  return tid;
+}
+
+FabricChannel::FabricChannel() = default;
+
+void
+FabricChannel::DoDispose()
+{
+  m_ports[0] = nullptr;
+  m_ports[1] = nullptr;
+  Channel::DoDispose();
+}
+
+void
+FabricChannel::Drop(Ptr<const Packet> packet, DropCause cause)
+{
+  if (m_dropCounters)
+  {
+    ++m_dropCounters[static_cast<size_t>(cause)];
+  }
+  m_dropTrace(packet, cause);
+}
+
+void
+FabricChannel::Attach(Ptr<FabricPort> a, Ptr<FabricPort> b)
+{
+  NS_ABORT_MSG_IF(m_ports[0] || m_ports[1], "FabricChannel::Attach: channel already attached");
+  m_ports[0] = a;
+  m_ports[1] = b;
+  a->SetChannel(this);
+  b->SetChannel(this);
+}
+
+std::size_t
+FabricChannel::GetNDevices() const
+{
+  return (m_ports[0] ? 1 : 0) + (m_ports[1] ? 1 : 0);
+}
+
+Ptr<NetDevice>
+FabricChannel::GetDevice(std::size_t i) const
+{
+  return m_ports[i];
+}
+
+FabricPort*
+FabricChannel::Peer(const FabricPort* from) const
+{
+  return PeekPointer(m_ports[1 - Dir(from)]);
+}
+
+void
+FabricChannel::SetUp(bool up)
+{
+  if (up == m_up)
+  {
+    return;
+  }
+  m_up = up;
+  if (!up)
+  {
+    ++m_epoch;
+  }
+  m_linkStateTrace(up);
+  m_ports[0]->NotifyLinkState(up);
+  m_ports[1]->NotifyLinkState(up);
+}
+
+void
+FabricChannel::SetLossRate(const FabricPort* from, double p)
+{
+  NS_ABORT_MSG_IF(p < 0 || p > 1, "FabricChannel::SetLossRate: probability " << p << " outside [0, 1]");
+  m_loss[Dir(from)] = p;
+}
+
+void
+FabricChannel::SetRateFactor(const FabricPort* from, double factor)
+{
+  NS_ABORT_MSG_IF(factor <= 0 || factor > 1, "FabricChannel::SetRateFactor: factor " << factor << " outside (0, 1]");
+  m_rateFactor[Dir(from)] = factor;
+}
+
+bool
+FabricChannel::DrawLoss(uint8_t dir)
+{
+  if (m_rng == 0)
+  {
+    // Seeded from the run's seed and this channel's id: runs with the same seed lose the same
+    // frames, and no RNG object is kept per link.
+    m_rng = (uint64_t(RngSeedManager::GetSeed()) << 32) ^ RngSeedManager::GetRun() ^ (uint64_t(GetId()) * 0x9E3779B97F4A7C15ull);
+    m_rng |= 1;
+  }
+  m_rng += 0x9E3779B97F4A7C15ull;
+  uint64_t z = m_rng;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1.0p-53 < m_loss[dir];
+}
+
+void
+FabricChannel::Transmit(Ptr<Packet> packet, uint16_t protocol, const FabricPort* from, Time txTime)
+{
+  uint8_t dir = Dir(from);
+  if (!m_up)
+  {
+    Drop(packet, DropCause::LinkDown);
+    return;
+  }
+  if (m_loss[dir] > 0 && DrawLoss(dir))
+  {
+    Drop(packet, DropCause::RandomLoss);
+    return;
+  }
+  FabricPort* to = PeekPointer(m_ports[1 - dir]);
+  Simulator::ScheduleWithContext(to->GetNode()->GetId(), txTime + m_delay + to->GetIngressLatency(),
+                                 &FabricChannel::Deliver, this, packet, protocol, dir, m_epoch);
+}
+
+void
+FabricChannel::Deliver(Ptr<Packet> packet, uint16_t protocol, uint8_t dir, uint32_t epoch)
+{
+  if (epoch != m_epoch)
+  {
+    Drop(packet, DropCause::LinkDown);
+    return;
+  }
+  m_ports[1 - dir]->Receive(packet, protocol);
+}
+
+} // namespace ns3

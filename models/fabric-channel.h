@@ -1,0 +1,80 @@
+// A full-duplex point-to-point link between two FabricPorts: propagation delay (the lookahead of
+// a distributed run), up/down state, and gray failures per direction (random loss, degraded rate).
+// A link going down loses what is in flight on it and what is sent to it; both ends are told.
+// Leaves out: bit errors by position, FEC, and link-level retransmission.
+#ifndef MRCSIM_MODELS_FABRIC_CHANNEL_H
+#define MRCSIM_MODELS_FABRIC_CHANNEL_H
+
+#include "models/drop-cause.h"
+
+#include "ns3/channel.h"
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
+#include "ns3/traced-callback.h"
+
+namespace ns3
+{
+
+class FabricPort;
+
+/// \brief Full-duplex link with one scheduled event per packet (its arrival at the far end).
+class FabricChannel : public Channel
+{
+public:
+  static TypeId GetTypeId();
+  FabricChannel();
+
+  /// \brief Joins two ports; each learns the channel.
+  void Attach(Ptr<FabricPort> a, Ptr<FabricPort> b);
+
+  std::size_t GetNDevices() const override;
+  Ptr<NetDevice> GetDevice(std::size_t i) const override;
+
+  Time GetDelay() const { return m_delay; }
+  void SetDelay(Time delay) { m_delay = delay; }
+  /// \brief The port at the other end from `from`.
+  FabricPort* Peer(const FabricPort* from) const;
+
+  bool IsUp() const { return m_up; }
+  /// \brief Brings the link up or down; down loses packets in flight and tells both ports.
+  void SetUp(bool up);
+
+  /// \brief Gray failure: each packet sent from `from` is lost with probability p.
+  void SetLossRate(const FabricPort* from, double p);
+  double GetLossRate(const FabricPort* from) const { return m_loss[Dir(from)]; }
+  /// \brief Gray failure: the sending rate from `from` is the port rate times `factor` (0, 1].
+  void SetRateFactor(const FabricPort* from, double factor);
+  double GetRateFactor(const FabricPort* from) const { return m_rateFactor[Dir(from)]; }
+
+  /// \brief Puts a frame on the wire; it reaches the peer after txTime + delay + the peer's
+  /// ingress latency, unless the link is down, the frame is lost, or the link fails meanwhile.
+  void Transmit(Ptr<Packet> packet, uint16_t protocol, const FabricPort* from, Time txTime);
+
+  /// \brief Counts drops into counters[cause] (an array of DropCause::Count, outliving the link).
+  void SetDropCounters(uint64_t* counters) { m_dropCounters = counters; }
+
+protected:
+  void DoDispose() override;
+
+private:
+  uint8_t Dir(const FabricPort* from) const { return from == PeekPointer(m_ports[0]) ? 0 : 1; }
+  void Deliver(Ptr<Packet> packet, uint16_t protocol, uint8_t dir, uint32_t epoch);
+  void Drop(Ptr<const Packet> packet, DropCause cause);
+  bool DrawLoss(uint8_t dir);
+
+  Ptr<FabricPort> m_ports[2];
+  Time m_delay;
+  bool m_up = true;
+  uint32_t m_epoch = 0; ///< bumped on every down transition: older in-flight frames are lost
+  double m_loss[2] = {0, 0};
+  double m_rateFactor[2] = {1, 1};
+  uint64_t m_rng = 0; ///< splitmix64 state for random loss, seeded on first use
+  uint64_t* m_dropCounters = nullptr; ///< per-cause counters shared with the network, if set
+
+  TracedCallback<bool> m_linkStateTrace;
+  TracedCallback<Ptr<const Packet>, DropCause> m_dropTrace;
+};
+
+} // namespace ns3
+
+#endif

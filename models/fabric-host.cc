@@ -1,0 +1,71 @@
+#include "models/fabric-host.h"
+
+#include "models/ipv6-usid-header.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricHost);
+
+TypeId
+FabricHost::GetTypeId()
+{
+  static TypeId tid = TypeId("ns3::FabricHost")
+                        .SetParent<Node>()
+                        .AddConstructor<FabricHost>()
+                        .AddTraceSource("Rx", "An IPv6 packet arrived on a NIC port.",
+                                        MakeTraceSourceAccessor(&FabricHost::m_rxTrace),
+                                        "ns3::FabricHost::RxTracedCallback");
+  return tid;
+}
+
+FabricHost::FabricHost() = default;
+
+void
+FabricHost::DoDispose()
+{
+  m_ports.clear();
+  m_receive = MakeNullCallback<void, Ptr<Packet>, uint16_t>();
+  m_linkState = MakeNullCallback<void, uint16_t, bool>();
+  Node::DoDispose();
+}
+
+void
+FabricHost::AddPort(Ptr<FabricPort> port)
+{
+  port->SetNode(this);
+  port->SetIfIndex(static_cast<uint32_t>(m_ports.size()));
+  port->SetHandler(this);
+  m_ports.push_back(port);
+}
+
+bool
+FabricHost::Send(Ptr<Packet> packet, uint16_t port)
+{
+  Ipv6UsidHeader ip;
+  packet->PeekHeader(ip);
+  FabricPort& p = *m_ports[port];
+  return p.Enqueue(packet, p.GetQueueConfig()->ClassOfDscp(ip.GetDscp()), nullptr);
+}
+
+void
+FabricHost::HandlePacket(FabricPort& in, Ptr<Packet> packet, uint16_t protocol)
+{
+  uint16_t port = static_cast<uint16_t>(in.GetIfIndex());
+  m_rxTrace(packet, port);
+  if (!m_receive.IsNull())
+  {
+    m_receive(packet, port);
+  }
+}
+
+void
+FabricHost::HandleLinkState(FabricPort& port, bool up)
+{
+  if (!m_linkState.IsNull())
+  {
+    m_linkState(static_cast<uint16_t>(port.GetIfIndex()), up);
+  }
+}
+
+} // namespace ns3

@@ -1,0 +1,447 @@
+#include "models/fabric-port.h"
+
+#include "models/fabric-channel.h"
+#include "models/ipv6-usid-header.h"
+#include "models/pfc-pause-header.h"
+
+#include "ns3/abort.h"
+#include "ns3/ethernet-header.h"
+#include "ns3/node.h"
+#include "ns3/pcap-file-wrapper.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricPort);
+
+TypeId
+FabricPort::GetTypeId()
+{
+  static TypeId tid =
+    TypeId("ns3::FabricPort")
+      .SetParent<NetDevice>()
+      .AddConstructor<FabricPort>()
+      .AddTraceSource("Enqueue", "A packet entered an egress class queue.",
+                      MakeTraceSourceAccessor(&FabricPort::m_enqueueTrace), "ns3::FabricPort::ClassTracedCallback")
+      .AddTraceSource("Dequeue", "A packet left its queue and started onto the wire.",
+                      MakeTraceSourceAccessor(&FabricPort::m_dequeueTrace), "ns3::FabricPort::ClassTracedCallback")
+      .AddTraceSource("Drop", "A packet was dropped at this port, with the cause.",
+                      MakeTraceSourceAccessor(&FabricPort::m_dropTrace), "ns3::FabricPort::DropTracedCallback")
+      .AddTraceSource("EcnMark", "A packet was marked CE.", MakeTraceSourceAccessor(&FabricPort::m_ecnMarkTrace),
+                      "ns3::Packet::TracedCallback")
+      .AddTraceSource("Trim", "A packet was trimmed to its headers and sent in the control class.",
+                      MakeTraceSourceAccessor(&FabricPort::m_trimTrace), "ns3::Packet::TracedCallback")
+      .AddTraceSource("Pause",
+                      "PFC state of a class changed: (class, paused, sentUpstream). sentUpstream: this port "
+                      "sent the PAUSE/RESUME; otherwise it received one and its class stopped/resumed.",
+                      MakeTraceSourceAccessor(&FabricPort::m_pauseTrace), "ns3::FabricPort::PauseTracedCallback");
+  return tid;
+}
+
+FabricPort::FabricPort() = default;
+
+void
+FabricPort::DoDispose()
+{
+  m_channel = nullptr;
+  m_config = nullptr;
+  m_pcap = nullptr;
+  for (auto& q : m_queues)
+  {
+    q.Clear();
+  }
+  m_macControl.Clear();
+  NetDevice::DoDispose();
+}
+
+void
+FabricPort::SetChannel(Ptr<FabricChannel> channel)
+{
+  m_channel = channel;
+}
+
+Ptr<Channel>
+FabricPort::GetChannel() const
+{
+  return m_channel;
+}
+
+FabricPort*
+FabricPort::GetPeer() const
+{
+  return m_channel ? m_channel->Peer(this) : nullptr;
+}
+
+void
+FabricPort::SetAddress(Address address)
+{
+  // Ports are named by (node, index); a MAC address is derived, never stored.
+}
+
+Address
+FabricPort::GetAddress() const
+{
+  uint64_t id = (uint64_t(m_node ? m_node->GetId() : 0) << 16) | m_ifIndex;
+  uint8_t mac[6] = {0x02, uint8_t(id >> 32), uint8_t(id >> 24), uint8_t(id >> 16), uint8_t(id >> 8), uint8_t(id)};
+  Mac48Address a;
+  a.CopyFrom(mac);
+  return a;
+}
+
+bool
+FabricPort::SetMtu(const uint16_t mtu)
+{
+  return mtu == 9000;
+}
+
+bool
+FabricPort::IsLinkUp() const
+{
+  return m_channel && m_channel->IsUp();
+}
+
+bool
+FabricPort::IsBusy() const
+{
+  return Simulator::Now() < m_busyUntil;
+}
+
+Time
+FabricPort::TxTime(uint32_t bytes) const
+{
+  double factor = m_channel ? m_channel->GetRateFactor(this) : 1.0;
+  uint64_t bits = uint64_t(bytes + m_config->FramingBytes()) * 8;
+  if (factor == 1.0)
+  {
+    return m_rate.CalculateBitsTxTime(bits);
+  }
+  return Seconds(double(bits) / (double(m_rate.GetBitRate()) * factor));
+}
+
+bool
+FabricPort::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
+{
+  NS_ABORT_MSG_IF(protocolNumber != kIpv6, "FabricPort::Send: only IPv6 (0x86DD) is sent this way");
+  Ipv6UsidHeader ip;
+  packet->PeekHeader(ip);
+  return Enqueue(packet, m_config->ClassOfDscp(ip.GetDscp()), nullptr);
+}
+
+bool
+FabricPort::SendFrom(Ptr<Packet> packet, const Address& source, const Address& dest, uint16_t protocolNumber)
+{
+  return Send(packet, dest, protocolNumber);
+}
+
+void
+FabricPort::Drop(Ptr<const Packet> packet, DropCause cause)
+{
+  if (m_dropCounters)
+  {
+    ++m_dropCounters[static_cast<size_t>(cause)];
+  }
+  m_dropTrace(packet, cause);
+}
+
+double
+FabricPort::NextUniform()
+{
+  m_rng += 0x9E3779B97F4A7C15ull;
+  uint64_t z = m_rng;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * 0x1.0p-53;
+}
+
+bool
+FabricPort::MarkEcn(Ptr<Packet> packet)
+{
+  Ipv6UsidHeader ip;
+  packet->RemoveHeader(ip);
+  bool marked = false;
+  if (ip.GetEcn() == Ipv6UsidHeader::Ect0 || ip.GetEcn() == Ipv6UsidHeader::Ect1)
+  {
+    ip.SetEcn(Ipv6UsidHeader::Ce);
+    marked = true;
+  }
+  packet->AddHeader(ip);
+  return marked;
+}
+
+void
+FabricPort::Trim(Ptr<Packet> packet)
+{
+  Ipv6UsidHeader ip;
+  packet->RemoveHeader(ip);
+  uint32_t keep = m_config->TrimmedSize() - Ipv6UsidHeader::kSize;
+  if (packet->GetSize() > keep)
+  {
+    packet->RemoveAtEnd(packet->GetSize() - keep);
+  }
+  ip.SetPayloadLength(static_cast<uint16_t>(packet->GetSize()));
+  ip.SetDscp(m_config->TrimmedDscp());
+  packet->AddHeader(ip);
+}
+
+bool
+FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
+{
+  NS_ABORT_MSG_IF(cls >= m_config->NumClasses(), "FabricPort::Enqueue: class " << int(cls) << " of "
+                                                                               << int(m_config->NumClasses()));
+  if (!IsLinkUp())
+  {
+    Drop(packet, DropCause::LinkDown);
+    return false;
+  }
+  uint32_t size = packet->GetSize();
+  if (cls != PortQueueConfig::kControlClass)
+  {
+    if (m_config->TrimEnabled() && m_bytes[cls] + size > m_config->TrimThreshold() &&
+        size > m_config->TrimmedSize())
+    {
+      Trim(packet);
+      m_trimTrace(packet);
+      cls = PortQueueConfig::kControlClass;
+      size = packet->GetSize();
+    }
+    else if (m_config->EcnEnabled())
+    {
+      double p = m_config->MarkProbability(m_bytes[cls]);
+      if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(packet))
+      {
+        m_ecnMarkTrace(packet);
+      }
+    }
+  }
+  if (ingress && ingress->GetQueueConfig()->PfcEnabled(cls))
+  {
+    const PortQueueConfig& in = *ingress->GetQueueConfig();
+    if (ingress->m_ingress[cls] + size > in.PfcXoff() + in.PfcHeadroom())
+    {
+      Drop(packet, DropCause::PfcHeadroom);
+      return false;
+    }
+  }
+  else if (m_bytes[cls] + size > m_config->ClassLimit(cls))
+  {
+    Drop(packet, DropCause::QueueFull);
+    return false;
+  }
+  if (ingress)
+  {
+    ingress->m_ingress[cls] += size;
+    if (ingress->GetQueueConfig()->PfcEnabled(cls) && ingress->m_ingress[cls] > ingress->GetQueueConfig()->PfcXoff() &&
+        !((ingress->m_pauseSentMask >> cls) & 1))
+    {
+      ingress->SendPfc(cls, true);
+    }
+  }
+  m_bytes[cls] += size;
+  m_enqueueTrace(packet, cls);
+  m_queues[cls].Push(QueuedPacket{packet, ingress, kIpv6});
+  if (!m_startEvent.IsRunning())
+  {
+    if (IsBusy())
+    {
+      m_startEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(), &FabricPort::StartNext, this);
+    }
+    else
+    {
+      StartNext();
+    }
+  }
+  return true;
+}
+
+void
+FabricPort::ReleaseIngress(uint8_t cls, uint32_t bytes)
+{
+  m_ingress[cls] -= bytes;
+  if (((m_pauseSentMask >> cls) & 1) && m_ingress[cls] <= m_config->PfcXon())
+  {
+    SendPfc(cls, false);
+  }
+}
+
+void
+FabricPort::StartNext()
+{
+  m_startEvent = EventId();
+  if (!m_macControl.Empty())
+  {
+    Transmit(m_macControl.Pop(), PortQueueConfig::kMaxClasses);
+  }
+  else
+  {
+    uint8_t n = m_config->NumClasses();
+    uint8_t cls = 0;
+    while (cls < n && (m_queues[cls].Empty() || IsPaused(cls)))
+    {
+      ++cls;
+    }
+    if (cls == n)
+    {
+      return;
+    }
+    QueuedPacket item = m_queues[cls].Pop();
+    uint32_t size = item.packet->GetSize();
+    m_bytes[cls] -= size;
+    if (item.ingress)
+    {
+      item.ingress->ReleaseIngress(cls, size);
+    }
+    m_dequeueTrace(item.packet, cls);
+    Transmit(std::move(item), cls);
+  }
+  // Re-arm only if something could go next; a paused class waits for its RESUME instead.
+  bool more = !m_macControl.Empty();
+  for (uint8_t c = 0; c < m_config->NumClasses() && !more; ++c)
+  {
+    more = !m_queues[c].Empty() && !IsPaused(c);
+  }
+  if (more)
+  {
+    m_startEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(), &FabricPort::StartNext, this);
+  }
+}
+
+void
+FabricPort::Transmit(QueuedPacket item, uint8_t cls)
+{
+  uint32_t size = item.packet->GetSize();
+  Time tx = TxTime(size);
+  m_busyUntil = Simulator::Now() + tx;
+  ++m_txPackets;
+  m_txBytes += size;
+  if (m_pcap)
+  {
+    WritePcap(item.packet, item.protocol);
+  }
+  m_channel->Transmit(item.packet, item.protocol, this, tx);
+}
+
+void
+FabricPort::SendPfc(uint8_t cls, bool pause)
+{
+  PfcPauseHeader pfc;
+  pfc.SetPause(cls, pause ? 0xFFFF : 0);
+  Ptr<Packet> frame = Create<Packet>();
+  frame->AddHeader(pfc);
+  if (pause)
+    m_pauseSentMask |= uint8_t(1u << cls);
+  else
+    m_pauseSentMask &= uint8_t(~(1u << cls));
+  m_pauseTrace(cls, pause, true);
+  if (!IsLinkUp())
+  {
+    return;
+  }
+  m_macControl.Push(QueuedPacket{frame, nullptr, kMacControl});
+  if (!m_startEvent.IsRunning())
+  {
+    if (IsBusy())
+      m_startEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(), &FabricPort::StartNext, this);
+    else
+      StartNext();
+  }
+}
+
+void
+FabricPort::ReceivePfc(Ptr<Packet> packet)
+{
+  PfcPauseHeader pfc;
+  packet->RemoveHeader(pfc);
+  for (uint8_t cls = 1; cls < m_config->NumClasses(); ++cls)
+  {
+    if (!pfc.IsClassEnabled(cls))
+    {
+      continue;
+    }
+    bool pause = pfc.GetQuanta(cls) > 0;
+    if (pause == IsPaused(cls))
+    {
+      continue;
+    }
+    if (pause)
+      m_pausedMask |= uint8_t(1u << cls);
+    else
+      m_pausedMask &= uint8_t(~(1u << cls));
+    m_pauseTrace(cls, pause, false);
+  }
+  if (!m_startEvent.IsRunning())
+  {
+    if (IsBusy())
+      m_startEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(), &FabricPort::StartNext, this);
+    else
+      StartNext();
+  }
+}
+
+void
+FabricPort::Receive(Ptr<Packet> packet, uint16_t protocol)
+{
+  if (m_pcap)
+  {
+    WritePcap(packet, protocol);
+  }
+  if (protocol == kMacControl)
+  {
+    ReceivePfc(packet);
+    return;
+  }
+  m_handler->HandlePacket(*this, packet, protocol);
+}
+
+void
+FabricPort::NotifyLinkState(bool up)
+{
+  if (!up)
+  {
+    // What waits for a dead link is lost; upstream buffers it held are released.
+    for (uint8_t cls = 0; cls < m_config->NumClasses(); ++cls)
+    {
+      while (!m_queues[cls].Empty())
+      {
+        QueuedPacket item = m_queues[cls].Pop();
+        uint32_t size = item.packet->GetSize();
+        m_bytes[cls] -= size;
+        if (item.ingress)
+        {
+          item.ingress->ReleaseIngress(cls, size);
+        }
+        Drop(item.packet, DropCause::LinkDown);
+      }
+    }
+    m_macControl.Clear();
+    m_pausedMask = 0;
+    Simulator::Cancel(m_startEvent);
+  }
+  if (m_handler)
+  {
+    m_handler->HandleLinkState(*this, up);
+  }
+}
+
+void
+FabricPort::EnablePcap(const std::string& file)
+{
+  m_pcap = CreateObject<PcapFileWrapper>();
+  m_pcap->Open(file, std::ios::out | std::ios::binary);
+  m_pcap->Init(1); // DLT_EN10MB
+}
+
+void
+FabricPort::WritePcap(Ptr<const Packet> packet, uint16_t protocol) const
+{
+  // The simulated frame carries no Ethernet header; the capture gets a real one.
+  EthernetHeader eth(false);
+  eth.SetLengthType(protocol);
+  eth.SetSource(Mac48Address::ConvertFrom(GetAddress()));
+  eth.SetDestination(protocol == kMacControl ? PfcPauseHeader::GetDestinationMac()
+                                             : Mac48Address::ConvertFrom(GetAddress()));
+  m_pcap->Write(Simulator::Now(), eth, packet);
+}
+
+} // namespace ns3

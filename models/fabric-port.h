@@ -1,0 +1,166 @@
+// A port of a switch or NIC (a NetDevice): egress queues per traffic class served by strict
+// priority, drop-tail byte limits, RED-style ECN marking, trimming above a threshold, and PFC
+// (ingress accounting, PAUSE/RESUME frames across the link, paused classes held back). Exactly
+// one event may be pending per port: the start of the next frame while the wire is busy.
+// Leaves out: shared buffers, WRR scheduling, PFC pause quanta expiry (PAUSE holds until RESUME).
+#ifndef MRCSIM_MODELS_FABRIC_PORT_H
+#define MRCSIM_MODELS_FABRIC_PORT_H
+
+#include "models/drop-cause.h"
+#include "models/packet-fifo.h"
+#include "models/port-queue-config.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+
+namespace ns3
+{
+
+class FabricChannel;
+class FabricPort;
+class PcapFileWrapper;
+
+/// \brief What a node does with a frame one of its ports received.
+class FabricPacketHandler
+{
+public:
+  virtual ~FabricPacketHandler() = default;
+  /// \param protocol EtherType of the frame (0x86DD IPv6)
+  virtual void HandlePacket(FabricPort& port, Ptr<Packet> packet, uint16_t protocol) = 0;
+  /// \brief The port's link went up or down (the port already dropped its queues if down).
+  virtual void HandleLinkState(FabricPort& port, bool up) = 0;
+};
+
+/// \brief Switch or NIC port: egress queueing and scheduling, PFC, the receive side of a link.
+class FabricPort : public NetDevice
+{
+public:
+  static TypeId GetTypeId();
+  FabricPort();
+
+  static constexpr uint16_t kIpv6 = 0x86DD;
+  static constexpr uint16_t kMacControl = 0x8808;
+
+  // ---- set-up --------------------------------------------------------------------------------
+  void SetChannel(Ptr<FabricChannel> channel);
+  void SetDataRate(DataRate rate) { m_rate = rate; }
+  DataRate GetDataRate() const { return m_rate; }
+  void SetQueueConfig(Ptr<PortQueueConfig> config) { m_config = config; }
+  Ptr<PortQueueConfig> GetQueueConfig() const { return m_config; }
+  void SetHandler(FabricPacketHandler* handler) { m_handler = handler; }
+  /// \brief Delay between a frame's arrival and its handling by the node (switch latency).
+  void SetIngressLatency(Time latency) { m_ingressLatency = latency; }
+  Time GetIngressLatency() const { return m_ingressLatency; }
+  /// \brief Seeds the ECN marking stream (deterministic per run seed, node and port).
+  void SetMarkingSeed(uint64_t seed) { m_rng = seed | 1; }
+  /// \brief Counts drops into counters[cause] (an array of DropCause::Count, outliving the port).
+  void SetDropCounters(uint64_t* counters) { m_dropCounters = counters; }
+
+  // ---- data path -----------------------------------------------------------------------------
+  /// \brief Queues an IPv6 packet in class `cls`, applying trimming, ECN, drop-tail and PFC
+  /// ingress accounting. Returns false if it was dropped. `ingress` is the port it came in on.
+  bool Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress);
+  /// \brief A frame from the channel (PFC frames are consumed here, others go to the handler).
+  void Receive(Ptr<Packet> packet, uint16_t protocol);
+  /// \brief Called by the channel on a link state change.
+  void NotifyLinkState(bool up);
+  /// \brief Called by an egress port when a packet that came in here leaves (or is dropped).
+  void ReleaseIngress(uint8_t cls, uint32_t bytes);
+
+  // ---- state ---------------------------------------------------------------------------------
+  uint32_t QueueBytes(uint8_t cls) const { return m_bytes[cls]; }
+  uint32_t IngressBytes(uint8_t cls) const { return m_ingress[cls]; }
+  bool IsPaused(uint8_t cls) const { return (m_pausedMask >> cls) & 1; }
+  bool IsBusy() const;
+  FabricChannel* GetFabricChannel() const { return PeekPointer(m_channel); }
+  FabricPort* GetPeer() const;
+  uint64_t TxPackets() const { return m_txPackets; }
+  uint64_t TxBytes() const { return m_txBytes; }
+  /// \brief Time to put `bytes` of packet on this port's wire (framing and degraded rate included).
+  Time TxTime(uint32_t bytes) const;
+
+  /// \brief Writes every frame this port sends and receives to a pcap file (DLT_EN10MB).
+  void EnablePcap(const std::string& file);
+
+  // ---- NetDevice -----------------------------------------------------------------------------
+  void SetIfIndex(const uint32_t index) override { m_ifIndex = index; }
+  uint32_t GetIfIndex() const override { return m_ifIndex; }
+  Ptr<Channel> GetChannel() const override;
+  void SetAddress(Address address) override;
+  Address GetAddress() const override;
+  bool SetMtu(const uint16_t mtu) override;
+  uint16_t GetMtu() const override { return 9000; }
+  bool IsLinkUp() const override;
+  void AddLinkChangeCallback(Callback<void> callback) override {}
+  bool IsBroadcast() const override { return false; }
+  Address GetBroadcast() const override { return Mac48Address::GetBroadcast(); }
+  bool IsMulticast() const override { return false; }
+  Address GetMulticast(Ipv4Address multicastGroup) const override { return Mac48Address::GetMulticast(multicastGroup); }
+  Address GetMulticast(Ipv6Address addr) const override { return Mac48Address::GetMulticast(addr); }
+  bool IsBridge() const override { return false; }
+  bool IsPointToPoint() const override { return true; }
+  /// \brief Sends an IPv6 packet, its class taken from its DSCP.
+  bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+  bool SendFrom(Ptr<Packet> packet, const Address& source, const Address& dest, uint16_t protocolNumber) override;
+  Ptr<Node> GetNode() const override { return m_node; }
+  void SetNode(Ptr<Node> node) override { m_node = PeekPointer(node); }
+  bool NeedsArp() const override { return false; }
+  void SetReceiveCallback(NetDevice::ReceiveCallback cb) override {}
+  void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override {}
+  bool SupportsSendFrom() const override { return false; }
+
+  typedef void (*DropTracedCallback)(Ptr<const Packet> packet, DropCause cause);
+  typedef void (*ClassTracedCallback)(Ptr<const Packet> packet, uint8_t cls);
+  typedef void (*PauseTracedCallback)(uint8_t cls, bool paused, bool sentUpstream);
+
+protected:
+  void DoDispose() override;
+
+private:
+  void Drop(Ptr<const Packet> packet, DropCause cause);
+  bool MarkEcn(Ptr<Packet> packet);
+  void Trim(Ptr<Packet> packet);
+  void StartNext();
+  void Transmit(QueuedPacket item, uint8_t cls);
+  void SendPfc(uint8_t cls, bool pause);
+  void ReceivePfc(Ptr<Packet> packet);
+  double NextUniform();
+  void WritePcap(Ptr<const Packet> packet, uint16_t protocol) const;
+
+  Node* m_node = nullptr;
+  Ptr<FabricChannel> m_channel;
+  Ptr<PortQueueConfig> m_config;
+  FabricPacketHandler* m_handler = nullptr;
+  DataRate m_rate;
+  Time m_ingressLatency;
+  Time m_busyUntil;       ///< the wire is busy until then
+  EventId m_startEvent;   ///< the one pending event: start the next frame at m_busyUntil
+  PacketFifo m_macControl; ///< PFC frames, sent before anything else and never paused
+  std::array<PacketFifo, PortQueueConfig::kMaxClasses> m_queues;
+  std::array<uint32_t, PortQueueConfig::kMaxClasses> m_bytes{};
+  std::array<uint32_t, PortQueueConfig::kMaxClasses> m_ingress{}; ///< bytes that came in here, queued elsewhere
+  uint8_t m_pausedMask = 0;    ///< classes the peer paused
+  uint8_t m_pauseSentMask = 0; ///< classes this port paused upstream
+  uint32_t m_ifIndex = 0;
+  uint64_t m_rng = 1;
+  uint64_t m_txPackets = 0;
+  uint64_t m_txBytes = 0;
+  Ptr<PcapFileWrapper> m_pcap;
+  uint64_t* m_dropCounters = nullptr;
+
+  TracedCallback<Ptr<const Packet>, uint8_t> m_enqueueTrace;
+  TracedCallback<Ptr<const Packet>, uint8_t> m_dequeueTrace;
+  TracedCallback<Ptr<const Packet>, DropCause> m_dropTrace;
+  TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;
+  TracedCallback<Ptr<const Packet>> m_trimTrace;
+  TracedCallback<uint8_t, bool, bool> m_pauseTrace;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,191 @@
+#include "models/fabric-switch.h"
+
+#include "models/fabric-address.h"
+#include "models/fabric-control-plane.h"
+#include "models/ipv6-usid-header.h"
+#include "models/roce-udp-header.h"
+
+#include "ns3/rng-seed-manager.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricSwitch);
+
+TypeId
+FabricSwitch::GetTypeId()
+{
+  static TypeId tid =
+    TypeId("ns3::FabricSwitch")
+      .SetParent<Node>()
+      .AddConstructor<FabricSwitch>()
+      .AddAttribute("ForwardingLatency", "From a frame's arrival to its enqueue at the egress port.",
+                    TimeValue(NanoSeconds(300)), MakeTimeAccessor(&FabricSwitch::m_latency), MakeTimeChecker(Time(0)))
+      .AddTraceSource("Drop", "A packet dropped by forwarding, with the cause.",
+                      MakeTraceSourceAccessor(&FabricSwitch::m_dropTrace), "ns3::FabricSwitch::DropTracedCallback");
+  return tid;
+}
+
+FabricSwitch::FabricSwitch() = default;
+
+void
+FabricSwitch::DoDispose()
+{
+  m_ports.clear();
+  m_controlPlane = nullptr;
+  Node::DoDispose();
+}
+
+void
+FabricSwitch::SetFabricPosition(mrcsim::VertexId vertex, int plane, Ptr<FabricControlPlane> controlPlane)
+{
+  m_vertex = vertex;
+  m_plane = plane;
+  m_locator = mrcsim::FabricRouting::Locator(plane);
+  m_controlPlane = controlPlane;
+  // ECMP hashes differ per switch (no polarisation) and per run seed, and repeat exactly for a seed.
+  m_hashSeed = (uint64_t(RngSeedManager::GetSeed()) << 32) ^ (uint64_t(RngSeedManager::GetRun()) << 48) ^
+               (uint64_t(vertex) * 0x9E3779B97F4A7C15ull);
+}
+
+void
+FabricSwitch::AddPort(Ptr<FabricPort> port)
+{
+  port->SetNode(this);
+  port->SetIfIndex(static_cast<uint32_t>(m_ports.size()));
+  port->SetHandler(this);
+  port->SetIngressLatency(m_latency);
+  m_ports.push_back(port);
+  m_routable.push_back(true);
+}
+
+void
+FabricSwitch::Drop(Ptr<const Packet> packet, DropCause cause)
+{
+  ++m_drops[static_cast<size_t>(cause)];
+  m_dropTrace(packet, cause);
+}
+
+namespace
+{
+
+inline uint64_t
+Mix(uint64_t h, uint64_t v)
+{
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 33);
+}
+
+inline uint64_t
+Word(const Ipv6UsidHeader::AddressBytes& a, int i)
+{
+  uint64_t w = 0;
+  for (int k = 0; k < 8; ++k)
+  {
+    w = (w << 8) | a[i * 8 + k];
+  }
+  return w;
+}
+
+} // namespace
+
+int
+FabricSwitch::EcmpEgress(const Ipv6UsidHeader& ip, Ptr<const Packet> rest)
+{
+  const auto& dst = ip.GetDestinationBytes();
+  if (!IsGpuAddress(dst))
+  {
+    return -1;
+  }
+  mrcsim::PortGroup group = m_controlPlane->EcmpGroup(m_vertex, GpuOfAddress(dst));
+  const uint16_t* ports = group.ports;
+  uint32_t n = group.size;
+  // Ports whose link failure this switch has detected leave the group before the tables repair.
+  for (uint32_t i = 0; i < n; ++i)
+  {
+    if (!m_routable[ports[i]])
+    {
+      m_scratch.clear();
+      for (uint32_t j = 0; j < n; ++j)
+      {
+        if (m_routable[ports[j]])
+        {
+          m_scratch.push_back(ports[j]);
+        }
+      }
+      ports = m_scratch.data();
+      n = static_cast<uint32_t>(m_scratch.size());
+      break;
+    }
+  }
+  if (n == 0)
+  {
+    return -1;
+  }
+  if (n == 1)
+  {
+    return ports[0];
+  }
+  const auto& src = ip.GetSourceBytes();
+  uint64_t h = m_hashSeed;
+  h = Mix(h, Word(src, 0));
+  h = Mix(h, Word(src, 1));
+  h = Mix(h, Word(dst, 0));
+  h = Mix(h, Word(dst, 1));
+  h = Mix(h, ip.GetFlowLabel());
+  if (ip.GetNextHeader() == Ipv6UsidHeader::kNextHeaderUdp)
+  {
+    RoceUdpHeader udp;
+    rest->PeekHeader(udp);
+    h = Mix(h, (uint64_t(udp.GetSourcePort()) << 16) | udp.GetDestinationPort());
+  }
+  return ports[h % n];
+}
+
+void
+FabricSwitch::HandlePacket(FabricPort& in, Ptr<Packet> packet, uint16_t protocol)
+{
+  Ipv6UsidHeader ip;
+  packet->RemoveHeader(ip);
+  if (ip.GetHopLimit() <= 1)
+  {
+    packet->AddHeader(ip);
+    Drop(packet, DropCause::HopLimit);
+    return;
+  }
+  ip.SetHopLimit(ip.GetHopLimit() - 1);
+
+  int egress;
+  DropCause cause = DropCause::NoRoute;
+  if (IsUsidAddress(ip.GetDestinationBytes()))
+  {
+    uint16_t usid = ip.GetActiveUsid();
+    egress = ip.GetLocator() == m_locator && usid != 0 && usid <= m_ports.size() ? usid - 1 : -1;
+    cause = DropCause::BadUsid;
+    if (egress >= 0)
+    {
+      ip.ShiftUsid();
+    }
+  }
+  else
+  {
+    egress = EcmpEgress(ip, packet);
+  }
+  packet->AddHeader(ip);
+  if (egress < 0)
+  {
+    Drop(packet, cause);
+    return;
+  }
+  FabricPort& out = *m_ports[egress];
+  if (!out.IsLinkUp())
+  {
+    Drop(packet, DropCause::NextHopDown);
+    return;
+  }
+  ++m_forwarded;
+  out.Enqueue(packet, out.GetQueueConfig()->ClassOfDscp(ip.GetDscp()), &in);
+}
+
+} // namespace ns3

@@ -1,0 +1,76 @@
+// Egress queueing policy shared by many ports: traffic classes with strict priority and byte
+// limits, RED-style ECN marking, packet trimming and PFC thresholds. One object serves every port
+// of a kind (e.g. all T0 down-ports), so a 2M-link fabric keeps one copy of each setting.
+// Leaves out: shared-buffer (dynamic threshold) admission and WRR/DWRR scheduling.
+#ifndef MRCSIM_MODELS_PORT_QUEUE_CONFIG_H
+#define MRCSIM_MODELS_PORT_QUEUE_CONFIG_H
+
+#include "ns3/object.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/// \brief Queueing policy of an egress port (and PFC policy of the matching ingress).
+/// Class 0 is the control class (ACK, NACK, CNP, trimmed headers); classes 1.. carry data.
+class PortQueueConfig : public Object
+{
+public:
+  static TypeId GetTypeId();
+  PortQueueConfig();
+
+  static constexpr uint8_t kMaxClasses = 4;
+  static constexpr uint8_t kControlClass = 0;
+
+  uint8_t NumClasses() const { return m_numClasses; }
+  uint32_t ClassLimit(uint8_t cls) const { return cls == kControlClass ? m_controlLimit : m_dataLimit; }
+
+  /// \brief Marking probability for a class holding `bytes` (RED: 0 below Kmin, linear to Pmax
+  /// at Kmax, 1 above Kmax).
+  double MarkProbability(uint32_t bytes) const;
+  bool EcnEnabled() const { return m_ecnEnabled; }
+
+  bool TrimEnabled() const { return m_trimEnabled; }
+  uint32_t TrimThreshold() const { return m_trimThreshold; }
+  uint32_t TrimmedSize() const { return m_trimmedSize; }
+  uint8_t TrimmedDscp() const { return m_trimmedDscp; }
+  uint8_t ControlDscp() const { return m_controlDscp; }
+  /// \brief Traffic class of a packet by its DSCP.
+  uint8_t ClassOfDscp(uint8_t dscp) const
+  {
+    return (dscp == m_controlDscp || dscp == m_trimmedDscp) ? kControlClass : 1;
+  }
+
+  bool PfcEnabled(uint8_t cls) const { return m_pfcEnabled && cls != kControlClass; }
+  uint32_t PfcXoff() const { return m_pfcXoff; }
+  uint32_t PfcXon() const { return m_pfcXon; }
+  uint32_t PfcHeadroom() const { return m_pfcHeadroom; }
+
+  /// \brief Bytes a frame occupies on the wire beyond the packet (Ethernet header and FCS by
+  /// default; add 20 for preamble and inter-frame gap).
+  uint32_t FramingBytes() const { return m_framingBytes; }
+
+private:
+  uint32_t m_framingBytes;
+  uint8_t m_numClasses;
+  uint32_t m_controlLimit;
+  uint32_t m_dataLimit;
+  bool m_ecnEnabled;
+  uint32_t m_ecnKmin;
+  uint32_t m_ecnKmax;
+  double m_ecnPmax;
+  bool m_trimEnabled;
+  uint32_t m_trimThreshold;
+  uint32_t m_trimmedSize;
+  uint8_t m_trimmedDscp;
+  uint8_t m_controlDscp;
+  bool m_pfcEnabled;
+  uint32_t m_pfcXoff;
+  uint32_t m_pfcXon;
+  uint32_t m_pfcHeadroom;
+};
+
+} // namespace ns3
+
+#endif
