@@ -93,60 +93,75 @@ FabricChannel::SetUp(bool up)
   m_ports[1]->NotifyLinkState(up);
 }
 
+FabricChannel::Gray&
+FabricChannel::GetGray()
+{
+  if (!m_gray)
+  {
+    m_gray = std::make_unique<Gray>();
+    // Seeded from the run's seed and this channel's id: runs with the same seed lose the same
+    // frames, and no RNG object is kept per link.
+    m_gray->rng = ((uint64_t(RngSeedManager::GetSeed()) << 32) ^ RngSeedManager::GetRun() ^
+                   (uint64_t(GetId()) * 0x9E3779B97F4A7C15ull)) |
+                  1;
+  }
+  return *m_gray;
+}
+
 void
 FabricChannel::SetLossRate(const FabricPort* from, double p)
 {
   NS_ABORT_MSG_IF(p < 0 || p > 1, "FabricChannel::SetLossRate: probability " << p << " outside [0, 1]");
-  m_loss[Dir(from)] = p;
+  GetGray().loss[Dir(from)] = p;
 }
 
 void
 FabricChannel::SetRateFactor(const FabricPort* from, double factor)
 {
   NS_ABORT_MSG_IF(factor <= 0 || factor > 1, "FabricChannel::SetRateFactor: factor " << factor << " outside (0, 1]");
-  m_rateFactor[Dir(from)] = factor;
+  // Frames already due to start keep the rate they had.
+  m_ports[Dir(from)]->CatchUp();
+  GetGray().rateFactor[Dir(from)] = factor;
 }
 
 bool
 FabricChannel::DrawLoss(uint8_t dir)
 {
-  if (m_rng == 0)
-  {
-    // Seeded from the run's seed and this channel's id: runs with the same seed lose the same
-    // frames, and no RNG object is kept per link.
-    m_rng = (uint64_t(RngSeedManager::GetSeed()) << 32) ^ RngSeedManager::GetRun() ^ (uint64_t(GetId()) * 0x9E3779B97F4A7C15ull);
-    m_rng |= 1;
-  }
-  m_rng += 0x9E3779B97F4A7C15ull;
-  uint64_t z = m_rng;
+  Gray& g = GetGray();
+  g.rng += 0x9E3779B97F4A7C15ull;
+  uint64_t z = g.rng;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
-  return double(z >> 11) * 0x1.0p-53 < m_loss[dir];
+  return double(z >> 11) * 0x1.0p-53 < g.loss[dir];
 }
 
-void
-FabricChannel::Transmit(Ptr<Packet> packet, uint16_t protocol, const FabricPort* from, Time txTime)
+bool
+FabricChannel::Transmit(Ptr<Packet> packet, uint16_t protocol, const FabricPort* from, Time txEnd)
 {
   uint8_t dir = Dir(from);
   if (!m_up)
   {
     Drop(packet, DropCause::LinkDown);
-    return;
+    return false;
   }
-  if (m_loss[dir] > 0 && DrawLoss(dir))
+  if (m_gray && m_gray->loss[dir] > 0 && DrawLoss(dir))
   {
     Drop(packet, DropCause::RandomLoss);
-    return;
+    return false;
   }
   FabricPort* to = PeekPointer(m_ports[1 - dir]);
-  Simulator::ScheduleWithContext(to->GetNode()->GetId(), txTime + m_delay + to->GetIngressLatency(),
+  Simulator::ScheduleWithContext(to->GetNode()->GetId(),
+                                 txEnd - Simulator::Now() + m_delay + to->GetIngressLatency(),
                                  &FabricChannel::Deliver, this, packet, protocol, dir, m_epoch);
+  return true;
 }
 
 void
 FabricChannel::Deliver(Ptr<Packet> packet, uint16_t protocol, uint8_t dir, uint32_t epoch)
 {
+  // The sender's next frame cannot have arrived yet: start it (and any others due) now.
+  m_ports[dir]->CatchUp();
   if (epoch != m_epoch)
   {
     Drop(packet, DropCause::LinkDown);

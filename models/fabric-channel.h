@@ -6,11 +6,14 @@
 #define MRCSIM_MODELS_FABRIC_CHANNEL_H
 
 #include "models/drop-cause.h"
+#include "models/lazy-traced-callback.h"
 
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
+
+#include <memory>
 
 namespace ns3
 {
@@ -41,14 +44,16 @@ public:
 
   /// \brief Gray failure: each packet sent from `from` is lost with probability p.
   void SetLossRate(const FabricPort* from, double p);
-  double GetLossRate(const FabricPort* from) const { return m_loss[Dir(from)]; }
+  double GetLossRate(const FabricPort* from) const { return m_gray ? m_gray->loss[Dir(from)] : 0.0; }
   /// \brief Gray failure: the sending rate from `from` is the port rate times `factor` (0, 1].
   void SetRateFactor(const FabricPort* from, double factor);
-  double GetRateFactor(const FabricPort* from) const { return m_rateFactor[Dir(from)]; }
+  double GetRateFactor(const FabricPort* from) const { return m_gray ? m_gray->rateFactor[Dir(from)] : 1.0; }
 
-  /// \brief Puts a frame on the wire; it reaches the peer after txTime + delay + the peer's
-  /// ingress latency, unless the link is down, the frame is lost, or the link fails meanwhile.
-  void Transmit(Ptr<Packet> packet, uint16_t protocol, const FabricPort* from, Time txTime);
+  /// \brief Puts a frame on the wire, its last bit leaving at `txEnd` (now or later); it reaches
+  /// the peer after the delay and the peer's ingress latency, unless the link is down, the frame
+  /// is lost, or the link fails meanwhile. Returns whether an arrival was scheduled (the sender
+  /// relies on it to catch up).
+  bool Transmit(Ptr<Packet> packet, uint16_t protocol, const FabricPort* from, Time txEnd);
 
   /// \brief Counts drops into counters[cause] (an array of DropCause::Count, outliving the link).
   void SetDropCounters(uint64_t* counters) { m_dropCounters = counters; }
@@ -66,13 +71,19 @@ private:
   Time m_delay;
   bool m_up = true;
   uint32_t m_epoch = 0; ///< bumped on every down transition: older in-flight frames are lost
-  double m_loss[2] = {0, 0};
-  double m_rateFactor[2] = {1, 1};
-  uint64_t m_rng = 0; ///< splitmix64 state for random loss, seeded on first use
+  /// Gray-failure state, allocated only for links that have one.
+  struct Gray
+  {
+    double loss[2] = {0, 0};
+    double rateFactor[2] = {1, 1};
+    uint64_t rng = 0; ///< splitmix64 state for random loss, seeded on first use
+  };
+  Gray& GetGray();
+  std::unique_ptr<Gray> m_gray;
   uint64_t* m_dropCounters = nullptr; ///< per-cause counters shared with the network, if set
 
-  TracedCallback<bool> m_linkStateTrace;
-  TracedCallback<Ptr<const Packet>, DropCause> m_dropTrace;
+  LazyTracedCallback<bool> m_linkStateTrace;
+  LazyTracedCallback<Ptr<const Packet>, DropCause> m_dropTrace;
 };
 
 } // namespace ns3

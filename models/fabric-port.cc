@@ -104,6 +104,7 @@ FabricPort::IsLinkUp() const
 bool
 FabricPort::IsBusy() const
 {
+  const_cast<FabricPort*>(this)->CatchUp();
   return Simulator::Now() < m_busyUntil;
 }
 
@@ -190,6 +191,7 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
 {
   NS_ABORT_MSG_IF(cls >= m_config->NumClasses(), "FabricPort::Enqueue: class " << int(cls) << " of "
                                                                                << int(m_config->NumClasses()));
+  CatchUp();
   if (!IsLinkUp())
   {
     Drop(packet, DropCause::LinkDown);
@@ -215,7 +217,8 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
       }
     }
   }
-  if (ingress && ingress->GetQueueConfig()->PfcEnabled(cls))
+  const bool lossless = ingress && ingress->GetQueueConfig()->PfcEnabled(cls);
+  if (lossless)
   {
     const PortQueueConfig& in = *ingress->GetQueueConfig();
     if (ingress->m_ingress[cls] + size > in.PfcXoff() + in.PfcHeadroom())
@@ -232,7 +235,7 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
   if (ingress)
   {
     ingress->m_ingress[cls] += size;
-    if (ingress->GetQueueConfig()->PfcEnabled(cls) && ingress->m_ingress[cls] > ingress->GetQueueConfig()->PfcXoff() &&
+    if (lossless && ingress->m_ingress[cls] > ingress->GetQueueConfig()->PfcXoff() &&
         !((ingress->m_pauseSentMask >> cls) & 1))
     {
       ingress->SendPfc(cls, true);
@@ -241,17 +244,7 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
   m_bytes[cls] += size;
   m_enqueueTrace(packet, cls);
   m_queues[cls].Push(QueuedPacket{packet, ingress, kIpv6});
-  if (!m_startEvent.IsRunning())
-  {
-    if (IsBusy())
-    {
-      m_startEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(), &FabricPort::StartNext, this);
-    }
-    else
-    {
-      StartNext();
-    }
-  }
+  Kick();
   return true;
 }
 
@@ -265,27 +258,39 @@ FabricPort::ReleaseIngress(uint8_t cls, uint32_t bytes)
   }
 }
 
-void
-FabricPort::StartNext()
+int
+FabricPort::NextClass() const
 {
-  m_startEvent = EventId();
   if (!m_macControl.Empty())
   {
-    Transmit(m_macControl.Pop(), PortQueueConfig::kMaxClasses);
+    return PortQueueConfig::kMaxClasses;
+  }
+  for (uint8_t cls = 0; cls < m_config->NumClasses(); ++cls)
+  {
+    if (!m_queues[cls].Empty() && !IsPaused(cls))
+    {
+      return cls;
+    }
+  }
+  return -1;
+}
+
+bool
+FabricPort::StartOne(Time start)
+{
+  int cls = NextClass();
+  if (cls < 0)
+  {
+    return false;
+  }
+  QueuedPacket item;
+  if (cls == PortQueueConfig::kMaxClasses)
+  {
+    item = m_macControl.Pop();
   }
   else
   {
-    uint8_t n = m_config->NumClasses();
-    uint8_t cls = 0;
-    while (cls < n && (m_queues[cls].Empty() || IsPaused(cls)))
-    {
-      ++cls;
-    }
-    if (cls == n)
-    {
-      return;
-    }
-    QueuedPacket item = m_queues[cls].Pop();
+    item = m_queues[cls].Pop();
     uint32_t size = item.packet->GetSize();
     m_bytes[cls] -= size;
     if (item.ingress)
@@ -293,33 +298,73 @@ FabricPort::StartNext()
       item.ingress->ReleaseIngress(cls, size);
     }
     m_dequeueTrace(item.packet, cls);
-    Transmit(std::move(item), cls);
   }
-  // Re-arm only if something could go next; a paused class waits for its RESUME instead.
-  bool more = !m_macControl.Empty();
-  for (uint8_t c = 0; c < m_config->NumClasses() && !more; ++c)
-  {
-    more = !m_queues[c].Empty() && !IsPaused(c);
-  }
-  if (more)
-  {
-    m_startEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(), &FabricPort::StartNext, this);
-  }
-}
-
-void
-FabricPort::Transmit(QueuedPacket item, uint8_t cls)
-{
   uint32_t size = item.packet->GetSize();
-  Time tx = TxTime(size);
-  m_busyUntil = Simulator::Now() + tx;
+  m_busyUntil = start + TxTime(size);
   ++m_txPackets;
   m_txBytes += size;
   if (m_pcap)
   {
     WritePcap(item.packet, item.protocol);
   }
-  m_channel->Transmit(item.packet, item.protocol, this, tx);
+  m_arrivalPending = m_channel->Transmit(item.packet, item.protocol, this, m_busyUntil);
+  return true;
+}
+
+void
+FabricPort::CatchUp()
+{
+  const Time now = Simulator::Now();
+  while (m_busyUntil <= now && StartOne(m_busyUntil))
+  {
+  }
+}
+
+void
+FabricPort::Kick()
+{
+  // Something became eligible now. The caller caught up before changing state, so frames due
+  // earlier have started; an idle wire is free from now on, not from when it went idle.
+  const Time now = Simulator::Now();
+  if (m_busyUntil < now)
+  {
+    m_busyUntil = now;
+  }
+  CatchUp();
+  ArmWake();
+}
+
+void
+FabricPort::ArmWake()
+{
+  if (m_wakeEvent.IsRunning())
+  {
+    return;
+  }
+  int cls = NextClass();
+  if (cls < 0)
+  {
+    return;
+  }
+  // The previous frame's arrival will catch this port up, unless it will not arrive or the next
+  // departure releases PFC credit whose timing matters.
+  bool exact = !m_lazy || !m_arrivalPending;
+  if (!exact && cls < PortQueueConfig::kMaxClasses)
+  {
+    const FabricPort* in = m_queues[cls].Front().ingress;
+    exact = in && in->GetQueueConfig()->PfcEnabled(static_cast<uint8_t>(cls));
+  }
+  if (exact)
+  {
+    m_wakeEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(), &FabricPort::Wake, this);
+  }
+}
+
+void
+FabricPort::Wake()
+{
+  CatchUp();
+  ArmWake();
 }
 
 void
@@ -338,19 +383,15 @@ FabricPort::SendPfc(uint8_t cls, bool pause)
   {
     return;
   }
+  CatchUp();
   m_macControl.Push(QueuedPacket{frame, nullptr, kMacControl});
-  if (!m_startEvent.IsRunning())
-  {
-    if (IsBusy())
-      m_startEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(), &FabricPort::StartNext, this);
-    else
-      StartNext();
-  }
+  Kick();
 }
 
 void
 FabricPort::ReceivePfc(Ptr<Packet> packet)
 {
+  CatchUp();
   PfcPauseHeader pfc;
   packet->RemoveHeader(pfc);
   for (uint8_t cls = 1; cls < m_config->NumClasses(); ++cls)
@@ -370,13 +411,7 @@ FabricPort::ReceivePfc(Ptr<Packet> packet)
       m_pausedMask &= uint8_t(~(1u << cls));
     m_pauseTrace(cls, pause, false);
   }
-  if (!m_startEvent.IsRunning())
-  {
-    if (IsBusy())
-      m_startEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(), &FabricPort::StartNext, this);
-    else
-      StartNext();
-  }
+  Kick();
 }
 
 void
@@ -397,6 +432,7 @@ FabricPort::Receive(Ptr<Packet> packet, uint16_t protocol)
 void
 FabricPort::NotifyLinkState(bool up)
 {
+  CatchUp();
   if (!up)
   {
     // What waits for a dead link is lost; upstream buffers it held are released.
@@ -416,7 +452,8 @@ FabricPort::NotifyLinkState(bool up)
     }
     m_macControl.Clear();
     m_pausedMask = 0;
-    Simulator::Cancel(m_startEvent);
+    m_arrivalPending = false;
+    Simulator::Cancel(m_wakeEvent);
   }
   if (m_handler)
   {

@@ -1,12 +1,21 @@
 // A port of a switch or NIC (a NetDevice): egress queues per traffic class served by strict
 // priority, drop-tail byte limits, RED-style ECN marking, trimming above a threshold, and PFC
-// (ingress accounting, PAUSE/RESUME frames across the link, paused classes held back). Exactly
-// one event may be pending per port: the start of the next frame while the wire is busy.
+// (ingress accounting, PAUSE/RESUME frames across the link, paused classes held back).
 // Leaves out: shared buffers, WRR scheduling, PFC pause quanta expiry (PAUSE holds until RESUME).
+//
+// Events: a frame's only event is its arrival at the far end. A backlogged port schedules no
+// event to start its next frame: it catches up lazily, starting every frame whose start time has
+// passed (at that exact start time) whenever it is next touched: an enqueue, a PFC frame, a link
+// change, a query, or the arrival of its previous frame at the peer, which always comes before
+// the next frame could have arrived. Decisions at enqueue (ECN, trimming, drop-tail) therefore
+// see the exact queue. A port falls back to an explicit start event when the previous frame will
+// not arrive (lost) or when the next frame's departure must release PFC ingress credit on time.
+// Dequeue traces fire when the port catches up, at most one link delay after the frame started.
 #ifndef MRCSIM_MODELS_FABRIC_PORT_H
 #define MRCSIM_MODELS_FABRIC_PORT_H
 
 #include "models/drop-cause.h"
+#include "models/lazy-traced-callback.h"
 #include "models/packet-fifo.h"
 #include "models/port-queue-config.h"
 
@@ -72,15 +81,33 @@ public:
   /// \brief Called by an egress port when a packet that came in here leaves (or is dropped).
   void ReleaseIngress(uint8_t cls, uint32_t bytes);
 
+  /// \brief Starts every frame whose start time has passed (see the file comment).
+  void CatchUp();
+
   // ---- state ---------------------------------------------------------------------------------
-  uint32_t QueueBytes(uint8_t cls) const { return m_bytes[cls]; }
+  uint32_t QueueBytes(uint8_t cls) const
+  {
+    const_cast<FabricPort*>(this)->CatchUp();
+    return m_bytes[cls];
+  }
   uint32_t IngressBytes(uint8_t cls) const { return m_ingress[cls]; }
   bool IsPaused(uint8_t cls) const { return (m_pausedMask >> cls) & 1; }
   bool IsBusy() const;
   FabricChannel* GetFabricChannel() const { return PeekPointer(m_channel); }
   FabricPort* GetPeer() const;
-  uint64_t TxPackets() const { return m_txPackets; }
-  uint64_t TxBytes() const { return m_txBytes; }
+  uint64_t TxPackets() const
+  {
+    const_cast<FabricPort*>(this)->CatchUp();
+    return m_txPackets;
+  }
+  uint64_t TxBytes() const
+  {
+    const_cast<FabricPort*>(this)->CatchUp();
+    return m_txBytes;
+  }
+  /// \brief Lazy starts on (default) or one start event per backlogged frame (links whose far
+  /// end runs on another process of a distributed run cannot trigger the catch-up).
+  void SetLazyStart(bool lazy) { m_lazy = lazy; }
   /// \brief Time to put `bytes` of packet on this port's wire (framing and degraded rate included).
   Time TxTime(uint32_t bytes) const;
 
@@ -125,8 +152,11 @@ private:
   void Drop(Ptr<const Packet> packet, DropCause cause);
   bool MarkEcn(Ptr<Packet> packet);
   void Trim(Ptr<Packet> packet);
-  void StartNext();
-  void Transmit(QueuedPacket item, uint8_t cls);
+  int NextClass() const;
+  bool StartOne(Time start);
+  void Kick();
+  void ArmWake();
+  void Wake();
   void SendPfc(uint8_t cls, bool pause);
   void ReceivePfc(Ptr<Packet> packet);
   double NextUniform();
@@ -139,13 +169,15 @@ private:
   DataRate m_rate;
   Time m_ingressLatency;
   Time m_busyUntil;       ///< the wire is busy until then
-  EventId m_startEvent;   ///< the one pending event: start the next frame at m_busyUntil
+  EventId m_wakeEvent;    ///< fallback start event (see the file comment)
   PacketFifo m_macControl; ///< PFC frames, sent before anything else and never paused
   std::array<PacketFifo, PortQueueConfig::kMaxClasses> m_queues;
   std::array<uint32_t, PortQueueConfig::kMaxClasses> m_bytes{};
   std::array<uint32_t, PortQueueConfig::kMaxClasses> m_ingress{}; ///< bytes that came in here, queued elsewhere
   uint8_t m_pausedMask = 0;    ///< classes the peer paused
   uint8_t m_pauseSentMask = 0; ///< classes this port paused upstream
+  bool m_lazy = true;
+  bool m_arrivalPending = false; ///< the last frame sent will arrive (and trigger a catch-up)
   uint32_t m_ifIndex = 0;
   uint64_t m_rng = 1;
   uint64_t m_txPackets = 0;
@@ -153,12 +185,12 @@ private:
   Ptr<PcapFileWrapper> m_pcap;
   uint64_t* m_dropCounters = nullptr;
 
-  TracedCallback<Ptr<const Packet>, uint8_t> m_enqueueTrace;
-  TracedCallback<Ptr<const Packet>, uint8_t> m_dequeueTrace;
-  TracedCallback<Ptr<const Packet>, DropCause> m_dropTrace;
-  TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;
-  TracedCallback<Ptr<const Packet>> m_trimTrace;
-  TracedCallback<uint8_t, bool, bool> m_pauseTrace;
+  LazyTracedCallback<Ptr<const Packet>, uint8_t> m_enqueueTrace;
+  LazyTracedCallback<Ptr<const Packet>, uint8_t> m_dequeueTrace;
+  LazyTracedCallback<Ptr<const Packet>, DropCause> m_dropTrace;
+  LazyTracedCallback<Ptr<const Packet>> m_ecnMarkTrace;
+  LazyTracedCallback<Ptr<const Packet>> m_trimTrace;
+  LazyTracedCallback<uint8_t, bool, bool> m_pauseTrace;
 };
 
 } // namespace ns3

@@ -1,11 +1,12 @@
-// A first-in first-out ring of queued packets that allocates nothing until first used (an empty
-// std::deque allocates ~600 bytes, which millions of idle ports cannot afford).
+// A first-in first-out ring of queued packets that allocates nothing until first used and costs
+// 16 bytes when empty (an empty std::deque allocates ~600 bytes; millions of idle ports cannot
+// afford that).
 #ifndef MRCSIM_MODELS_PACKET_FIFO_H
 #define MRCSIM_MODELS_PACKET_FIFO_H
 
 #include "ns3/packet.h"
 
-#include <vector>
+#include <memory>
 
 namespace ns3
 {
@@ -29,11 +30,11 @@ public:
 
   void Push(QueuedPacket item)
   {
-    if (m_size == m_ring.size())
+    if (m_size == Capacity())
     {
       Grow();
     }
-    m_ring[(m_head + m_size) & (m_ring.size() - 1)] = std::move(item);
+    m_ring[(m_head + m_size) & (Capacity() - 1)] = std::move(item);
     ++m_size;
   }
 
@@ -41,7 +42,7 @@ public:
   {
     QueuedPacket item = std::move(m_ring[m_head]);
     m_ring[m_head] = QueuedPacket{};
-    m_head = (m_head + 1) & (m_ring.size() - 1);
+    m_head = (m_head + 1) & (Capacity() - 1);
     --m_size;
     return item;
   }
@@ -50,27 +51,40 @@ public:
 
   void Clear()
   {
-    m_ring.clear();
-    m_ring.shrink_to_fit();
+    m_ring.reset();
+    m_log2 = 0;
     m_head = 0;
     m_size = 0;
   }
 
 private:
+  uint32_t Capacity() const { return m_ring ? 1u << m_log2 : 0; }
+
   void Grow()
   {
-    std::vector<QueuedPacket> bigger(m_ring.empty() ? 4 : m_ring.size() * 2);
+    uint32_t cap = Capacity();
+    uint8_t log2 = m_ring ? uint8_t(m_log2 + 1) : 2;
+    auto bigger = std::make_unique<QueuedPacket[]>(size_t(1) << log2);
     for (uint32_t i = 0; i < m_size; ++i)
     {
-      bigger[i] = std::move(m_ring[(m_head + i) & (m_ring.size() - 1)]);
+      bigger[i] = std::move(m_ring[(m_head + i) & (cap - 1)]);
     }
-    m_ring.swap(bigger);
+    m_ring = std::move(bigger);
+    m_log2 = log2;
     m_head = 0;
   }
 
-  std::vector<QueuedPacket> m_ring;
+  std::unique_ptr<QueuedPacket[]> m_ring;
   uint32_t m_head = 0;
-  uint32_t m_size = 0;
+  uint32_t m_size : 27;
+  uint32_t m_log2 : 5;
+
+public:
+  PacketFifo()
+    : m_size(0),
+      m_log2(0)
+  {
+  }
 };
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 // `mrcsim bench ...`: benchmarks that print figures (never pass/fail on time).
 #include "sim/cli-args.h"
 #include "sim/commands.h"
+#include "sim/forwarding-benchmark.h"
 #include "sim/process-stats.h"
 #include "topologies/fabric-figures.h"
 #include "topologies/routing-check.h"
@@ -16,8 +17,14 @@ namespace
 {
 
 const char* kBenchUsage = R"(usage: mrcsim bench topology [--preset NAME | --spec FILE.json] [--samples N] [--json]
-  Generates, routes (ECMP groups, distances) and validates a fabric (default multiplane-131k);
-  prints the time of each phase and the peak resident memory.
+       mrcsim bench forwarding [--hosts N | --preset NAME] [--packets K] [--payload B]
+                               [--scheduler ns3::MapScheduler] [--json]
+  topology:   generates, routes (ECMP groups, distances) and validates a fabric (default
+              multiplane-131k); prints the time of each phase and the peak resident memory.
+  forwarding: instantiates the fabric in ns-3 (default 512 hosts, 8 x 100G planes) and forwards
+              K packets per host (default 128) of a random permutation, sprayed per packet over
+              planes and T1s; prints packet-hops/s, events/s, events per packet-hop, bytes per link,
+              build time and peak RSS.
 )";
 
 int
@@ -82,7 +89,8 @@ BenchTopology(const CliArgs& args)
 int
 BenchCommand(const std::vector<std::string>& argv)
 {
-  CliArgs args(argv, {"--json", "--help"}, {"--preset", "--spec", "--samples"});
+  CliArgs args(argv, {"--json", "--help"},
+               {"--preset", "--spec", "--samples", "--hosts", "--packets", "--payload", "--scheduler"});
   if (args.Flag("--help") || args.Positional().empty())
   {
     std::cout << kBenchUsage;
@@ -93,7 +101,11 @@ BenchCommand(const std::vector<std::string>& argv)
   {
     return BenchTopology(args);
   }
-  throw UsageError("unknown benchmark \"" + which + "\" (available: topology)");
+  if (which == "forwarding")
+  {
+    return BenchForwarding(args);
+  }
+  throw UsageError("unknown benchmark \"" + which + "\" (available: topology, forwarding)");
 }
 
 } // namespace mrcsim
