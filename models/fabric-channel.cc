@@ -15,16 +15,22 @@ NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
 TypeId
 FabricChannel::GetTypeId()
 {
-  static TypeId tid =
-    TypeId("ns3::FabricChannel")
-      .SetParent<Channel>()
-      .AddConstructor<FabricChannel>()
-      .AddAttribute("Delay", "One-way propagation delay (also the lookahead of a distributed run).",
-                    TimeValue(MicroSeconds(1)), MakeTimeAccessor(&FabricChannel::m_delay), MakeTimeChecker())
-      .AddTraceSource("LinkState", "The link went up (true) or down (false).",
-                      MakeTraceSourceAccessor(&FabricChannel::m_linkStateTrace), "ns3::TracedValueCallback::Bool")
-      .AddTraceSource("Drop", "A frame lost on the link: link down, or random loss.",
-                      MakeTraceSourceAccessor(&FabricChannel::m_dropTrace), "ns3::FabricChannel::DropTracedCallback");
+  static TypeId tid = TypeId("ns3::FabricChannel")
+                        .SetParent<Channel>()
+                        .AddConstructor<FabricChannel>()
+                        .AddAttribute("Delay",
+                                      "One-way propagation delay (also the lookahead of a distributed run).",
+                                      TimeValue(MicroSeconds(1)),
+                                      MakeTimeAccessor(&FabricChannel::m_delay),
+                                      MakeTimeChecker())
+                        .AddTraceSource("LinkState",
+                                        "The link went up (true) or down (false).",
+                                        MakeBundleTraceAccessor(&FabricChannel::m_traces, &Traces::linkState),
+                                        "ns3::TracedValueCallback::Bool")
+                        .AddTraceSource("Drop",
+                                        "A frame lost on the link: link down, or random loss.",
+                                        MakeBundleTraceAccessor(&FabricChannel::m_traces, &Traces::drop),
+                                        "ns3::FabricChannel::DropTracedCallback");
   return tid;
 }
 
@@ -45,7 +51,8 @@ FabricChannel::Drop(Ptr<const Packet> packet, DropCause cause)
   {
     ++m_dropCounters[static_cast<size_t>(cause)];
   }
-  m_dropTrace(packet, cause);
+  if (m_traces)
+    m_traces->drop(packet, cause);
 }
 
 void
@@ -88,7 +95,8 @@ FabricChannel::SetUp(bool up)
   {
     ++m_epoch;
   }
-  m_linkStateTrace(up);
+  if (m_traces)
+    m_traces->linkState(up);
   m_ports[0]->NotifyLinkState(up);
   m_ports[1]->NotifyLinkState(up);
 }
@@ -153,7 +161,12 @@ FabricChannel::Transmit(Ptr<Packet> packet, uint16_t protocol, const FabricPort*
   FabricPort* to = PeekPointer(m_ports[1 - dir]);
   Simulator::ScheduleWithContext(to->GetNode()->GetId(),
                                  txEnd - Simulator::Now() + m_delay + to->GetIngressLatency(),
-                                 &FabricChannel::Deliver, this, packet, protocol, dir, m_epoch);
+                                 &FabricChannel::Deliver,
+                                 this,
+                                 packet,
+                                 protocol,
+                                 dir,
+                                 m_epoch);
   return true;
 }
 

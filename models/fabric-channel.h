@@ -6,7 +6,7 @@
 #define MRCSIM_MODELS_FABRIC_CHANNEL_H
 
 #include "models/drop-cause.h"
-#include "models/lazy-traced-callback.h"
+#include "models/trace-bundle.h"
 
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
@@ -82,8 +82,12 @@ private:
   std::unique_ptr<Gray> m_gray;
   uint64_t* m_dropCounters = nullptr; ///< per-cause counters shared with the network, if set
 
-  LazyTracedCallback<bool> m_linkStateTrace;
-  LazyTracedCallback<Ptr<const Packet>, DropCause> m_dropTrace;
+  struct Traces
+  {
+    TracedCallback<bool> linkState;
+    TracedCallback<Ptr<const Packet>, DropCause> drop;
+  };
+  std::unique_ptr<Traces> m_traces; ///< allocated when the first trace source is connected
 };
 
 } // namespace ns3

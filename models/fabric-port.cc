@@ -22,20 +22,31 @@ FabricPort::GetTypeId()
     TypeId("ns3::FabricPort")
       .SetParent<NetDevice>()
       .AddConstructor<FabricPort>()
-      .AddTraceSource("Enqueue", "A packet entered an egress class queue.",
-                      MakeTraceSourceAccessor(&FabricPort::m_enqueueTrace), "ns3::FabricPort::ClassTracedCallback")
-      .AddTraceSource("Dequeue", "A packet left its queue and started onto the wire.",
-                      MakeTraceSourceAccessor(&FabricPort::m_dequeueTrace), "ns3::FabricPort::ClassTracedCallback")
-      .AddTraceSource("Drop", "A packet was dropped at this port, with the cause.",
-                      MakeTraceSourceAccessor(&FabricPort::m_dropTrace), "ns3::FabricPort::DropTracedCallback")
-      .AddTraceSource("EcnMark", "A packet was marked CE.", MakeTraceSourceAccessor(&FabricPort::m_ecnMarkTrace),
+      .AddTraceSource("Enqueue",
+                      "A packet entered an egress class queue.",
+                      MakeBundleTraceAccessor(&FabricPort::m_traces, &Traces::enqueue),
+                      "ns3::FabricPort::ClassTracedCallback")
+      .AddTraceSource("Dequeue",
+                      "A packet left its queue and started onto the wire.",
+                      MakeBundleTraceAccessor(&FabricPort::m_traces, &Traces::dequeue),
+                      "ns3::FabricPort::ClassTracedCallback")
+      .AddTraceSource("Drop",
+                      "A packet was dropped at this port, with the cause.",
+                      MakeBundleTraceAccessor(&FabricPort::m_traces, &Traces::drop),
+                      "ns3::FabricPort::DropTracedCallback")
+      .AddTraceSource("EcnMark",
+                      "A packet was marked CE.",
+                      MakeBundleTraceAccessor(&FabricPort::m_traces, &Traces::ecnMark),
                       "ns3::Packet::TracedCallback")
-      .AddTraceSource("Trim", "A packet was trimmed to its headers and sent in the control class.",
-                      MakeTraceSourceAccessor(&FabricPort::m_trimTrace), "ns3::Packet::TracedCallback")
+      .AddTraceSource("Trim",
+                      "A packet was trimmed to its headers and sent in the control class.",
+                      MakeBundleTraceAccessor(&FabricPort::m_traces, &Traces::trim),
+                      "ns3::Packet::TracedCallback")
       .AddTraceSource("Pause",
                       "PFC state of a class changed: (class, paused, sentUpstream). sentUpstream: this port "
                       "sent the PAUSE/RESUME; otherwise it received one and its class stopped/resumed.",
-                      MakeTraceSourceAccessor(&FabricPort::m_pauseTrace), "ns3::FabricPort::PauseTracedCallback");
+                      MakeBundleTraceAccessor(&FabricPort::m_traces, &Traces::pause),
+                      "ns3::FabricPort::PauseTracedCallback");
   return tid;
 }
 
@@ -83,7 +94,7 @@ Address
 FabricPort::GetAddress() const
 {
   uint64_t id = (uint64_t(m_node ? m_node->GetId() : 0) << 16) | m_ifIndex;
-  uint8_t mac[6] = {0x02, uint8_t(id >> 32), uint8_t(id >> 24), uint8_t(id >> 16), uint8_t(id >> 8), uint8_t(id)};
+  uint8_t mac[6] = { 0x02, uint8_t(id >> 32), uint8_t(id >> 24), uint8_t(id >> 16), uint8_t(id >> 8), uint8_t(id) };
   Mac48Address a;
   a.CopyFrom(mac);
   return a;
@@ -142,7 +153,8 @@ FabricPort::Drop(Ptr<const Packet> packet, DropCause cause)
   {
     ++m_dropCounters[static_cast<size_t>(cause)];
   }
-  m_dropTrace(packet, cause);
+  if (m_traces)
+    m_traces->drop(packet, cause);
 }
 
 double
@@ -189,8 +201,8 @@ FabricPort::Trim(Ptr<Packet> packet)
 bool
 FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
 {
-  NS_ABORT_MSG_IF(cls >= m_config->NumClasses(), "FabricPort::Enqueue: class " << int(cls) << " of "
-                                                                               << int(m_config->NumClasses()));
+  NS_ABORT_MSG_IF(cls >= m_config->NumClasses(),
+                  "FabricPort::Enqueue: class " << int(cls) << " of " << int(m_config->NumClasses()));
   CatchUp();
   if (!IsLinkUp())
   {
@@ -200,11 +212,11 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
   uint32_t size = packet->GetSize();
   if (cls != PortQueueConfig::kControlClass)
   {
-    if (m_config->TrimEnabled() && m_bytes[cls] + size > m_config->TrimThreshold() &&
-        size > m_config->TrimmedSize())
+    if (m_config->TrimEnabled() && m_bytes[cls] + size > m_config->TrimThreshold() && size > m_config->TrimmedSize())
     {
       Trim(packet);
-      m_trimTrace(packet);
+      if (m_traces)
+        m_traces->trim(packet);
       cls = PortQueueConfig::kControlClass;
       size = packet->GetSize();
     }
@@ -213,7 +225,8 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
       double p = m_config->MarkProbability(m_bytes[cls]);
       if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(packet))
       {
-        m_ecnMarkTrace(packet);
+        if (m_traces)
+          m_traces->ecnMark(packet);
       }
     }
   }
@@ -242,8 +255,9 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
     }
   }
   m_bytes[cls] += size;
-  m_enqueueTrace(packet, cls);
-  m_queues[cls].Push(QueuedPacket{packet, ingress, kIpv6});
+  if (m_traces)
+    m_traces->enqueue(packet, cls);
+  m_queues[cls].Push(QueuedPacket{ packet, ingress, kIpv6 });
   Kick();
   return true;
 }
@@ -297,7 +311,8 @@ FabricPort::StartOne(Time start)
     {
       item.ingress->ReleaseIngress(cls, size);
     }
-    m_dequeueTrace(item.packet, cls);
+    if (m_traces)
+      m_traces->dequeue(item.packet, cls);
   }
   uint32_t size = item.packet->GetSize();
   m_busyUntil = start + TxTime(size);
@@ -378,13 +393,14 @@ FabricPort::SendPfc(uint8_t cls, bool pause)
     m_pauseSentMask |= uint8_t(1u << cls);
   else
     m_pauseSentMask &= uint8_t(~(1u << cls));
-  m_pauseTrace(cls, pause, true);
+  if (m_traces)
+    m_traces->pause(cls, pause, true);
   if (!IsLinkUp())
   {
     return;
   }
   CatchUp();
-  m_macControl.Push(QueuedPacket{frame, nullptr, kMacControl});
+  m_macControl.Push(QueuedPacket{ frame, nullptr, kMacControl });
   Kick();
 }
 
@@ -409,7 +425,8 @@ FabricPort::ReceivePfc(Ptr<Packet> packet)
       m_pausedMask |= uint8_t(1u << cls);
     else
       m_pausedMask &= uint8_t(~(1u << cls));
-    m_pauseTrace(cls, pause, false);
+    if (m_traces)
+      m_traces->pause(cls, pause, false);
   }
   Kick();
 }

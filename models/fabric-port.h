@@ -15,7 +15,7 @@
 #define MRCSIM_MODELS_FABRIC_PORT_H
 
 #include "models/drop-cause.h"
-#include "models/lazy-traced-callback.h"
+#include "models/trace-bundle.h"
 #include "models/packet-fifo.h"
 #include "models/port-queue-config.h"
 
@@ -185,12 +185,17 @@ private:
   Ptr<PcapFileWrapper> m_pcap;
   uint64_t* m_dropCounters = nullptr;
 
-  LazyTracedCallback<Ptr<const Packet>, uint8_t> m_enqueueTrace;
-  LazyTracedCallback<Ptr<const Packet>, uint8_t> m_dequeueTrace;
-  LazyTracedCallback<Ptr<const Packet>, DropCause> m_dropTrace;
-  LazyTracedCallback<Ptr<const Packet>> m_ecnMarkTrace;
-  LazyTracedCallback<Ptr<const Packet>> m_trimTrace;
-  LazyTracedCallback<uint8_t, bool, bool> m_pauseTrace;
+  /// The port's trace sources, allocated when the first one is connected.
+  struct Traces
+  {
+    TracedCallback<Ptr<const Packet>, uint8_t> enqueue;
+    TracedCallback<Ptr<const Packet>, uint8_t> dequeue;
+    TracedCallback<Ptr<const Packet>, DropCause> drop;
+    TracedCallback<Ptr<const Packet>> ecnMark;
+    TracedCallback<Ptr<const Packet>> trim;
+    TracedCallback<uint8_t, bool, bool> pause;
+  };
+  std::unique_ptr<Traces> m_traces;
 };
 
 } // namespace ns3
