@@ -1,6 +1,7 @@
 #include "models/fabric-channel.h"
 
 #include "models/fabric-port.h"
+#include "models/splitmix.h"
 
 #include "ns3/abort.h"
 #include "ns3/node.h"
@@ -109,9 +110,7 @@ FabricChannel::GetGray()
     m_gray = std::make_unique<Gray>();
     // Seeded from the run's seed and this channel's id: runs with the same seed lose the same
     // frames, and no RNG object is kept per link.
-    m_gray->rng = ((uint64_t(RngSeedManager::GetSeed()) << 32) ^ RngSeedManager::GetRun() ^
-                   (uint64_t(GetId()) * 0x9E3779B97F4A7C15ull)) |
-                  1;
+    m_gray->rng = SplitMixSeed(RngSeedManager::GetSeed(), RngSeedManager::GetRun(), GetId());
   }
   return *m_gray;
 }
@@ -136,12 +135,7 @@ bool
 FabricChannel::DrawLoss(uint8_t dir)
 {
   Gray& g = GetGray();
-  g.rng += 0x9E3779B97F4A7C15ull;
-  uint64_t z = g.rng;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return double(z >> 11) * 0x1.0p-53 < g.loss[dir];
+  return SplitMixUniform(g.rng) < g.loss[dir];
 }
 
 bool

@@ -74,8 +74,8 @@ private:
   /// Gray-failure state, allocated only for links that have one.
   struct Gray
   {
-    double loss[2] = {0, 0};
-    double rateFactor[2] = {1, 1};
+    double loss[2] = { 0, 0 };
+    double rateFactor[2] = { 1, 1 };
     uint64_t rng = 0; ///< splitmix64 state for random loss, seeded on first use
   };
   Gray& GetGray();

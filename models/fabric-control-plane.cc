@@ -19,14 +19,17 @@ FabricControlPlane::GetTypeId()
       .AddAttribute("DetectionDelay",
                     "From a link state change to the switches at its ends updating their ECMP groups "
                     "(loss of signal or BFD).",
-                    TimeValue(MilliSeconds(1)), MakeTimeAccessor(&FabricControlPlane::m_detection),
+                    TimeValue(MilliSeconds(1)),
+                    MakeTimeAccessor(&FabricControlPlane::m_detection),
                     MakeTimeChecker(Time(0)))
       .AddAttribute("ReconvergenceDelay",
                     "From a link state change to every switch using tables recomputed for it (routing "
                     "protocol convergence and ECMP group repair).",
-                    TimeValue(Seconds(1)), MakeTimeAccessor(&FabricControlPlane::m_reconvergence),
+                    TimeValue(Seconds(1)),
+                    MakeTimeAccessor(&FabricControlPlane::m_reconvergence),
                     MakeTimeChecker(Time(0)))
-      .AddTraceSource("RouteChange", "Routing reacted to a link: (link, up, global). global=false: local detection.",
+      .AddTraceSource("RouteChange",
+                      "Routing reacted to a link: (link, up, global). global=false: local detection.",
                       MakeTraceSourceAccessor(&FabricControlPlane::m_routeTrace),
                       "ns3::FabricControlPlane::RouteTracedCallback");
   return tid;

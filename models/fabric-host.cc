@@ -13,7 +13,8 @@ FabricHost::GetTypeId()
   static TypeId tid = TypeId("ns3::FabricHost")
                         .SetParent<Node>()
                         .AddConstructor<FabricHost>()
-                        .AddTraceSource("Rx", "An IPv6 packet arrived on a NIC port.",
+                        .AddTraceSource("Rx",
+                                        "An IPv6 packet arrived on a NIC port.",
                                         MakeTraceSourceAccessor(&FabricHost::m_rxTrace),
                                         "ns3::FabricHost::RxTracedCallback");
   return tid;

@@ -16,7 +16,9 @@ namespace ns3
 {
 
 /// \brief A GPU's NIC ports, one per plane.
-class FabricHost : public Node, public FabricPacketHandler
+class FabricHost
+  : public Node
+  , public FabricPacketHandler
 {
 public:
   static TypeId GetTypeId();

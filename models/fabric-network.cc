@@ -1,5 +1,7 @@
 #include "models/fabric-network.h"
 
+#include "models/splitmix.h"
+
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
@@ -7,8 +9,8 @@ namespace ns3
 {
 
 FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric)
-  : m_fabric(std::move(fabric)),
-    m_portAndLinkDrops(static_cast<size_t>(DropCause::Count), 0)
+  : m_fabric(std::move(fabric))
+  , m_portAndLinkDrops(static_cast<size_t>(DropCause::Count), 0)
 {
   const mrcsim::Fabric& f = *m_fabric;
   m_controlPlane = CreateObject<FabricControlPlane>();
@@ -39,15 +41,17 @@ FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric)
 
   // Ports are created in port order at every vertex: walk each vertex's ports, creating a link's
   // two ports (and its channel) when its first end is reached.
-  const uint64_t seed = (uint64_t(RngSeedManager::GetSeed()) << 32) ^ RngSeedManager::GetRun();
+  const uint64_t seed = RngSeedManager::GetSeed();
+  const uint64_t run = RngSeedManager::GetRun();
   std::vector<Ptr<FabricPort>> farEnd(f.NumLinks());
   m_channels.resize(f.NumLinks());
-  auto makePort = [&](mrcsim::VertexId v, uint16_t port, const mrcsim::FabricLink& link, bool facesGpu) {
+  auto makePort = [&](mrcsim::VertexId v, uint16_t port, const mrcsim::FabricLink& link, bool facesGpu)
+  {
     Ptr<FabricPort> p = CreateObject<FabricPort>();
     p->SetDataRate(DataRate(link.rateBps));
     const mrcsim::FabricNode& n = f.Node(v);
     p->SetQueueConfig(n.role == mrcsim::NodeRole::Gpu ? m_nicConfig : facesGpu ? m_lastHopConfig : m_fabricConfig);
-    p->SetMarkingSeed(seed ^ ((uint64_t(v) << 16 | port) * 0xD6E8FEB86659FD93ull));
+    p->SetMarkingSeed(SplitMixSeed(seed, run, uint64_t(v) << 16 | port));
     p->SetDropCounters(m_portAndLinkDrops.data());
     return p;
   };

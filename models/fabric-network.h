@@ -61,10 +61,10 @@ private:
   Ptr<PortQueueConfig> m_fabricConfig;
   Ptr<PortQueueConfig> m_lastHopConfig;
   Ptr<PortQueueConfig> m_nicConfig;
-  std::vector<Ptr<FabricSwitch>> m_switches; ///< by vertex (null for GPUs)
-  std::vector<Ptr<FabricHost>> m_hosts;      ///< by GPU index
+  std::vector<Ptr<FabricSwitch>> m_switches;  ///< by vertex (null for GPUs)
+  std::vector<Ptr<FabricHost>> m_hosts;       ///< by GPU index
   std::vector<Ptr<FabricChannel>> m_channels; ///< by link id
-  std::vector<uint64_t> m_portAndLinkDrops;  ///< by cause
+  std::vector<uint64_t> m_portAndLinkDrops;   ///< by cause
 };
 
 } // namespace ns3

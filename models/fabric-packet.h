@@ -19,16 +19,16 @@ struct FabricPacketSpec
   uint32_t srcGpu = 0;
   uint32_t dstGpu = 0;
   int plane = 0;
-  std::vector<uint16_t> usids;  ///< SRv6 path (FabricRouting::Usids); empty: route on dstGpu by ECMP
-  uint16_t entropy = 0xC000;    ///< UDP source port
+  std::vector<uint16_t> usids; ///< SRv6 path (FabricRouting::Usids); empty: route on dstGpu by ECMP
+  uint16_t entropy = 0xC000;   ///< UDP source port
   uint32_t flowLabel = 0;
-  uint8_t dscp = 26;            ///< data DSCP (control traffic uses the port config's ControlDscp)
+  uint8_t dscp = 26; ///< data DSCP (control traffic uses the port config's ControlDscp)
   Ipv6UsidHeader::Ecn ecn = Ipv6UsidHeader::Ect0;
-  uint8_t opcode = 0x0A;        ///< BTH opcode (RC RDMA WRITE ONLY)
+  uint8_t opcode = 0x0A; ///< BTH opcode (RC RDMA WRITE ONLY)
   uint32_t destQp = 1;
   uint32_t psn = 0;
   bool ackRequest = false;
-  bool reth = true;             ///< add an RDMA Extended Transport Header
+  bool reth = true; ///< add an RDMA Extended Transport Header
   uint64_t remoteAddress = 0;
   uint32_t payloadBytes = 4096;
 };

@@ -3,6 +3,7 @@
 #include "models/fabric-channel.h"
 #include "models/ipv6-usid-header.h"
 #include "models/pfc-pause-header.h"
+#include "models/splitmix.h"
 
 #include "ns3/abort.h"
 #include "ns3/ethernet-header.h"
@@ -160,12 +161,7 @@ FabricPort::Drop(Ptr<const Packet> packet, DropCause cause)
 double
 FabricPort::NextUniform()
 {
-  m_rng += 0x9E3779B97F4A7C15ull;
-  uint64_t z = m_rng;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return double(z >> 11) * 0x1.0p-53;
+  return SplitMixUniform(m_rng);
 }
 
 bool
@@ -210,25 +206,15 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
     return false;
   }
   uint32_t size = packet->GetSize();
-  if (cls != PortQueueConfig::kControlClass)
+  const bool data = cls != PortQueueConfig::kControlClass;
+  if (data && m_config->TrimEnabled() && m_bytes[cls] + size > m_config->TrimThreshold() &&
+      size > m_config->TrimmedSize())
   {
-    if (m_config->TrimEnabled() && m_bytes[cls] + size > m_config->TrimThreshold() && size > m_config->TrimmedSize())
-    {
-      Trim(packet);
-      if (m_traces)
-        m_traces->trim(packet);
-      cls = PortQueueConfig::kControlClass;
-      size = packet->GetSize();
-    }
-    else if (m_config->EcnEnabled())
-    {
-      double p = m_config->MarkProbability(m_bytes[cls]);
-      if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(packet))
-      {
-        if (m_traces)
-          m_traces->ecnMark(packet);
-      }
-    }
+    Trim(packet);
+    if (m_traces)
+      m_traces->trim(packet);
+    cls = PortQueueConfig::kControlClass;
+    size = packet->GetSize();
   }
   const bool lossless = ingress && ingress->GetQueueConfig()->PfcEnabled(cls);
   if (lossless)
@@ -244,6 +230,17 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
   {
     Drop(packet, DropCause::QueueFull);
     return false;
+  }
+  // Marked only once it is certain to be queued (a trimmed packet is not marked: it is a signal
+  // of its own).
+  if (cls != PortQueueConfig::kControlClass && m_config->EcnEnabled())
+  {
+    double p = m_config->MarkProbability(m_bytes[cls]);
+    if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(packet))
+    {
+      if (m_traces)
+        m_traces->ecnMark(packet);
+    }
   }
   if (ingress)
   {
@@ -332,6 +329,11 @@ FabricPort::CatchUp()
   const Time now = Simulator::Now();
   while (m_busyUntil <= now && StartOne(m_busyUntil))
   {
+  }
+  // The last frame started may have been lost: then nothing else would wake the frames behind.
+  if (!m_arrivalPending)
+  {
+    ArmWake();
   }
 }
 
@@ -469,8 +471,20 @@ FabricPort::NotifyLinkState(bool up)
     }
     m_macControl.Clear();
     m_pausedMask = 0;
+    m_pauseSentMask = 0; // the peer forgets our PAUSE with the link
     m_arrivalPending = false;
     Simulator::Cancel(m_wakeEvent);
+  }
+  else
+  {
+    // A class still above XOFF must be paused again on the new link.
+    for (uint8_t cls = 1; cls < m_config->NumClasses(); ++cls)
+    {
+      if (m_config->PfcEnabled(cls) && m_ingress[cls] > m_config->PfcXoff())
+      {
+        SendPfc(cls, true);
+      }
+    }
   }
   if (m_handler)
   {

@@ -66,7 +66,7 @@ public:
   void SetIngressLatency(Time latency) { m_ingressLatency = latency; }
   Time GetIngressLatency() const { return m_ingressLatency; }
   /// \brief Seeds the ECN marking stream (deterministic per run seed, node and port).
-  void SetMarkingSeed(uint64_t seed) { m_rng = seed | 1; }
+  void SetMarkingSeed(uint64_t seed) { m_rng = seed; }
   /// \brief Counts drops into counters[cause] (an array of DropCause::Count, outliving the port).
   void SetDropCounters(uint64_t* counters) { m_dropCounters = counters; }
 
@@ -168,14 +168,14 @@ private:
   FabricPacketHandler* m_handler = nullptr;
   DataRate m_rate;
   Time m_ingressLatency;
-  Time m_busyUntil;       ///< the wire is busy until then
-  EventId m_wakeEvent;    ///< fallback start event (see the file comment)
+  Time m_busyUntil;        ///< the wire is busy until then
+  EventId m_wakeEvent;     ///< fallback start event (see the file comment)
   PacketFifo m_macControl; ///< PFC frames, sent before anything else and never paused
   std::array<PacketFifo, PortQueueConfig::kMaxClasses> m_queues;
   std::array<uint32_t, PortQueueConfig::kMaxClasses> m_bytes{};
   std::array<uint32_t, PortQueueConfig::kMaxClasses> m_ingress{}; ///< bytes that came in here, queued elsewhere
-  uint8_t m_pausedMask = 0;    ///< classes the peer paused
-  uint8_t m_pauseSentMask = 0; ///< classes this port paused upstream
+  uint8_t m_pausedMask = 0;                                       ///< classes the peer paused
+  uint8_t m_pauseSentMask = 0;                                    ///< classes this port paused upstream
   bool m_lazy = true;
   bool m_arrivalPending = false; ///< the last frame sent will arrive (and trigger a catch-up)
   uint32_t m_ifIndex = 0;

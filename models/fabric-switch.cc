@@ -4,6 +4,7 @@
 #include "models/fabric-control-plane.h"
 #include "models/ipv6-usid-header.h"
 #include "models/roce-udp-header.h"
+#include "models/splitmix.h"
 
 #include "ns3/rng-seed-manager.h"
 
@@ -15,14 +16,18 @@ NS_OBJECT_ENSURE_REGISTERED(FabricSwitch);
 TypeId
 FabricSwitch::GetTypeId()
 {
-  static TypeId tid =
-    TypeId("ns3::FabricSwitch")
-      .SetParent<Node>()
-      .AddConstructor<FabricSwitch>()
-      .AddAttribute("ForwardingLatency", "From a frame's arrival to its enqueue at the egress port.",
-                    TimeValue(NanoSeconds(300)), MakeTimeAccessor(&FabricSwitch::m_latency), MakeTimeChecker(Time(0)))
-      .AddTraceSource("Drop", "A packet dropped by forwarding, with the cause.",
-                      MakeTraceSourceAccessor(&FabricSwitch::m_dropTrace), "ns3::FabricSwitch::DropTracedCallback");
+  static TypeId tid = TypeId("ns3::FabricSwitch")
+                        .SetParent<Node>()
+                        .AddConstructor<FabricSwitch>()
+                        .AddAttribute("ForwardingLatency",
+                                      "From a frame's arrival to its enqueue at the egress port.",
+                                      TimeValue(NanoSeconds(300)),
+                                      MakeTimeAccessor(&FabricSwitch::m_latency),
+                                      MakeTimeChecker(Time(0)))
+                        .AddTraceSource("Drop",
+                                        "A packet dropped by forwarding, with the cause.",
+                                        MakeTraceSourceAccessor(&FabricSwitch::m_dropTrace),
+                                        "ns3::FabricSwitch::DropTracedCallback");
   return tid;
 }
 
@@ -44,8 +49,7 @@ FabricSwitch::SetFabricPosition(mrcsim::VertexId vertex, int plane, Ptr<FabricCo
   m_locator = mrcsim::FabricRouting::Locator(plane);
   m_controlPlane = controlPlane;
   // ECMP hashes differ per switch (no polarisation) and per run seed, and repeat exactly for a seed.
-  m_hashSeed = (uint64_t(RngSeedManager::GetSeed()) << 32) ^ (uint64_t(RngSeedManager::GetRun()) << 48) ^
-               (uint64_t(vertex) * 0x9E3779B97F4A7C15ull);
+  m_hashSeed = SplitMixSeed(RngSeedManager::GetSeed(), RngSeedManager::GetRun(), vertex);
 }
 
 void
@@ -140,7 +144,13 @@ FabricSwitch::EcmpEgress(const Ipv6UsidHeader& ip, Ptr<const Packet> rest)
     rest->PeekHeader(udp);
     h = Mix(h, (uint64_t(udp.GetSourcePort()) << 16) | udp.GetDestinationPort());
   }
-  return ports[h % n];
+  // Murmur3's finaliser, then the high bits pick the port (multiply-shift: no modulo bias).
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return ports[static_cast<uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64)];
 }
 
 void

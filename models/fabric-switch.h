@@ -25,7 +25,9 @@ namespace ns3
 class FabricControlPlane;
 
 /// \brief A fabric switch (T0, T1, ...) with its own forwarding.
-class FabricSwitch : public Node, public FabricPacketHandler
+class FabricSwitch
+  : public Node
+  , public FabricPacketHandler
 {
 public:
   static TypeId GetTypeId();

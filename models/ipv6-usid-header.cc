@@ -30,23 +30,21 @@ PrintAddressBytes(std::ostream& os, const Ipv6UsidHeader::AddressBytes& a)
 } // namespace
 
 Ipv6UsidHeader::Ipv6UsidHeader()
-  : m_trafficClass(0),
-    m_flowLabel(0),
-    m_payloadLength(0),
-    m_nextHeader(kNextHeaderUdp),
-    m_hopLimit(64),
-    m_source{},
-    m_destination{}
+  : m_trafficClass(0)
+  , m_flowLabel(0)
+  , m_payloadLength(0)
+  , m_nextHeader(kNextHeaderUdp)
+  , m_hopLimit(64)
+  , m_source{}
+  , m_destination{}
 {
 }
 
 TypeId
 Ipv6UsidHeader::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::Ipv6UsidHeader")
-                          .SetParent<Header>()
-                          .SetGroupName("Mrcsim")
-                          .AddConstructor<Ipv6UsidHeader>();
+  static TypeId tid =
+    TypeId("ns3::Ipv6UsidHeader").SetParent<Header>().SetGroupName("Mrcsim").AddConstructor<Ipv6UsidHeader>();
   return tid;
 }
 
@@ -80,8 +78,7 @@ Ipv6UsidHeader::Deserialize(Buffer::Iterator start)
 {
   Buffer::Iterator i = start;
   uint32_t word = i.ReadNtohU32();
-  NS_ABORT_MSG_IF((word >> 28) != 6,
-                  "Ipv6UsidHeader::Deserialize: IP version " << (word >> 28) << ", expected 6");
+  NS_ABORT_MSG_IF((word >> 28) != 6, "Ipv6UsidHeader::Deserialize: IP version " << (word >> 28) << ", expected 6");
   m_trafficClass = static_cast<uint8_t>((word >> 20) & 0xFF);
   m_flowLabel = word & 0xFFFFF;
   m_payloadLength = i.ReadNtohU16();
@@ -95,9 +92,8 @@ Ipv6UsidHeader::Deserialize(Buffer::Iterator start)
 void
 Ipv6UsidHeader::Print(std::ostream& os) const
 {
-  os << "IPv6 tc=" << static_cast<uint32_t>(m_trafficClass)
-     << " ecn=" << static_cast<uint32_t>(GetEcn()) << " flow=" << m_flowLabel
-     << " plen=" << m_payloadLength << " nh=" << static_cast<uint32_t>(m_nextHeader)
+  os << "IPv6 tc=" << static_cast<uint32_t>(m_trafficClass) << " ecn=" << static_cast<uint32_t>(GetEcn())
+     << " flow=" << m_flowLabel << " plen=" << m_payloadLength << " nh=" << static_cast<uint32_t>(m_nextHeader)
      << " hlim=" << static_cast<uint32_t>(m_hopLimit) << " src=";
   PrintAddressBytes(os, m_source);
   os << " dst=";
@@ -119,8 +115,8 @@ Ipv6UsidHeader::GetTrafficClass() const
 void
 Ipv6UsidHeader::SetDscp(uint8_t dscp)
 {
-  NS_ABORT_MSG_IF(dscp > 63, "Ipv6UsidHeader::SetDscp: DSCP " << static_cast<uint32_t>(dscp)
-                                                              << " does not fit in 6 bits");
+  NS_ABORT_MSG_IF(dscp > 63,
+                  "Ipv6UsidHeader::SetDscp: DSCP " << static_cast<uint32_t>(dscp) << " does not fit in 6 bits");
   m_trafficClass = static_cast<uint8_t>((dscp << 2) | (m_trafficClass & 0x3));
 }
 
@@ -146,8 +142,7 @@ Ipv6UsidHeader::GetEcn() const
 void
 Ipv6UsidHeader::SetFlowLabel(uint32_t label)
 {
-  NS_ABORT_MSG_IF(label > 0xFFFFF,
-                  "Ipv6UsidHeader::SetFlowLabel: " << label << " does not fit in 20 bits");
+  NS_ABORT_MSG_IF(label > 0xFFFFF, "Ipv6UsidHeader::SetFlowLabel: " << label << " does not fit in 20 bits");
   m_flowLabel = label;
 }
 
@@ -247,8 +242,7 @@ Ipv6UsidHeader::AddressBytes
 Ipv6UsidHeader::MakeUsidAddress(uint32_t locator, const std::vector<uint16_t>& usids)
 {
   NS_ABORT_MSG_IF(usids.size() > kMaxUsids,
-                  "Ipv6UsidHeader::MakeUsidAddress: " << usids.size()
-                                                      << " uSIDs, at most " << kMaxUsids
+                  "Ipv6UsidHeader::MakeUsidAddress: " << usids.size() << " uSIDs, at most " << kMaxUsids
                                                       << " fit after a 32-bit locator; use an SRH");
   AddressBytes a{};
   a[0] = static_cast<uint8_t>(locator >> 24);
@@ -258,8 +252,7 @@ Ipv6UsidHeader::MakeUsidAddress(uint32_t locator, const std::vector<uint16_t>& u
   for (std::size_t k = 0; k < usids.size(); ++k)
   {
     NS_ABORT_MSG_IF(usids[k] == kEndOfCarrier,
-                    "Ipv6UsidHeader::MakeUsidAddress: uSID " << k
-                                                             << " is 0, the end-of-carrier value");
+                    "Ipv6UsidHeader::MakeUsidAddress: uSID " << k << " is 0, the end-of-carrier value");
     a[4 + 2 * k] = static_cast<uint8_t>(usids[k] >> 8);
     a[5 + 2 * k] = static_cast<uint8_t>(usids[k]);
   }
@@ -275,8 +268,7 @@ Ipv6UsidHeader::SetUsidDestination(uint32_t locator, const std::vector<uint16_t>
 uint32_t
 Ipv6UsidHeader::GetLocator() const
 {
-  return (static_cast<uint32_t>(m_destination[0]) << 24) |
-         (static_cast<uint32_t>(m_destination[1]) << 16) |
+  return (static_cast<uint32_t>(m_destination[0]) << 24) | (static_cast<uint32_t>(m_destination[1]) << 16) |
          (static_cast<uint32_t>(m_destination[2]) << 8) | m_destination[3];
 }
 

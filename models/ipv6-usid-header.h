@@ -129,13 +129,13 @@ public:
   bool IsUsidCarrierEmpty() const;
 
 private:
-  uint8_t m_trafficClass;       //!< DSCP (6) and ECN (2)
-  uint32_t m_flowLabel;         //!< 20-bit flow label
-  uint16_t m_payloadLength;     //!< bytes after the fixed header
-  uint8_t m_nextHeader;         //!< next protocol
-  uint8_t m_hopLimit;           //!< hop limit
-  AddressBytes m_source;        //!< source address
-  AddressBytes m_destination;   //!< destination address (a uSID carrier in SRv6 mode)
+  uint8_t m_trafficClass;     //!< DSCP (6) and ECN (2)
+  uint32_t m_flowLabel;       //!< 20-bit flow label
+  uint16_t m_payloadLength;   //!< bytes after the fixed header
+  uint8_t m_nextHeader;       //!< next protocol
+  uint8_t m_hopLimit;         //!< hop limit
+  AddressBytes m_source;      //!< source address
+  AddressBytes m_destination; //!< destination address (a uSID carrier in SRv6 mode)
 };
 
 } // namespace ns3

@@ -9,20 +9,13 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(MrcNackHeader);
 
-MrcNackHeader::MrcNackHeader()
-  : m_psn(0),
-    m_reason(Trimmed),
-    m_echoedEv(0)
-{
-}
+MrcNackHeader::MrcNackHeader() : m_psn(0), m_reason(Trimmed), m_echoedEv(0) {}
 
 TypeId
 MrcNackHeader::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::MrcNackHeader")
-                          .SetParent<Header>()
-                          .SetGroupName("Mrcsim")
-                          .AddConstructor<MrcNackHeader>();
+  static TypeId tid =
+    TypeId("ns3::MrcNackHeader").SetParent<Header>().SetGroupName("Mrcsim").AddConstructor<MrcNackHeader>();
   return tid;
 }
 
@@ -107,12 +100,12 @@ MrcNackHeader::ReasonName(Reason reason)
 {
   switch (reason)
   {
-  case Trimmed:
-    return "TRIMMED";
-  case OutOfBuffer:
-    return "OUT_OF_BUFFER";
-  case Other:
-    return "OTHER";
+    case Trimmed:
+      return "TRIMMED";
+    case OutOfBuffer:
+      return "OUT_OF_BUFFER";
+    case Other:
+      return "OTHER";
   }
   return "UNKNOWN";
 }

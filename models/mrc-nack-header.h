@@ -57,8 +57,8 @@ public:
   static const char* ReasonName(Reason reason);
 
 private:
-  uint32_t m_psn;     //!< NACKed PSN (24 bits)
-  Reason m_reason;    //!< reason code
+  uint32_t m_psn;      //!< NACKed PSN (24 bits)
+  Reason m_reason;     //!< reason code
   uint16_t m_echoedEv; //!< EV that carried the PSN
 };
 

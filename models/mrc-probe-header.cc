@@ -7,21 +7,13 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(MrcProbeHeader);
 
-MrcProbeHeader::MrcProbeHeader()
-  : m_type(Request),
-    m_ev(0),
-    m_sequence(0),
-    m_sendTimestamp(0)
-{
-}
+MrcProbeHeader::MrcProbeHeader() : m_type(Request), m_ev(0), m_sequence(0), m_sendTimestamp(0) {}
 
 TypeId
 MrcProbeHeader::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::MrcProbeHeader")
-                          .SetParent<Header>()
-                          .SetGroupName("Mrcsim")
-                          .AddConstructor<MrcProbeHeader>();
+  static TypeId tid =
+    TypeId("ns3::MrcProbeHeader").SetParent<Header>().SetGroupName("Mrcsim").AddConstructor<MrcProbeHeader>();
   return tid;
 }
 
@@ -53,8 +45,9 @@ MrcProbeHeader::Deserialize(Buffer::Iterator start)
 {
   Buffer::Iterator i = start;
   uint8_t type = i.ReadU8();
-  NS_ABORT_MSG_IF(type > Response, "MrcProbeHeader::Deserialize: unknown probe type "
-                                       << static_cast<uint32_t>(type) << " (0 or 1 allowed)");
+  NS_ABORT_MSG_IF(type > Response,
+                  "MrcProbeHeader::Deserialize: unknown probe type " << static_cast<uint32_t>(type)
+                                                                     << " (0 or 1 allowed)");
   m_type = static_cast<Type>(type);
   i.Next(1);
   m_ev = i.ReadNtohU16();
@@ -66,8 +59,8 @@ MrcProbeHeader::Deserialize(Buffer::Iterator start)
 void
 MrcProbeHeader::Print(std::ostream& os) const
 {
-  os << "PROBE " << (m_type == Request ? "request" : "response") << " ev=" << m_ev
-     << " seq=" << m_sequence << " ts=" << m_sendTimestamp;
+  os << "PROBE " << (m_type == Request ? "request" : "response") << " ev=" << m_ev << " seq=" << m_sequence
+     << " ts=" << m_sendTimestamp;
 }
 
 void

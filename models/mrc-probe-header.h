@@ -65,9 +65,9 @@ public:
   Time GetSendTime() const;
 
 private:
-  Type m_type;             //!< request or response
-  uint16_t m_ev;           //!< entropy value probed
-  uint32_t m_sequence;     //!< probe sequence number
+  Type m_type;              //!< request or response
+  uint16_t m_ev;            //!< entropy value probed
+  uint32_t m_sequence;      //!< probe sequence number
   uint64_t m_sendTimestamp; //!< ns
 };
 

@@ -15,23 +15,21 @@ constexpr uint8_t kFlagEcnEcho = 0x80;
 } // namespace
 
 MrcSackHeader::MrcSackHeader()
-  : m_cumulativeAckPsn(0),
-    m_ackedPsn(0),
-    m_ecnEcho(false),
-    m_sackBaseOffset(1),
-    m_echoedEv(0),
-    m_bitmap(0),
-    m_timestampEcho(0)
+  : m_cumulativeAckPsn(0)
+  , m_ackedPsn(0)
+  , m_ecnEcho(false)
+  , m_sackBaseOffset(1)
+  , m_echoedEv(0)
+  , m_bitmap(0)
+  , m_timestampEcho(0)
 {
 }
 
 TypeId
 MrcSackHeader::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::MrcSackHeader")
-                          .SetParent<Header>()
-                          .SetGroupName("Mrcsim")
-                          .AddConstructor<MrcSackHeader>();
+  static TypeId tid =
+    TypeId("ns3::MrcSackHeader").SetParent<Header>().SetGroupName("Mrcsim").AddConstructor<MrcSackHeader>();
   return tid;
 }
 
@@ -77,16 +75,14 @@ MrcSackHeader::Deserialize(Buffer::Iterator start)
 void
 MrcSackHeader::Print(std::ostream& os) const
 {
-  os << "SACK cack=" << m_cumulativeAckPsn << " acked=" << m_ackedPsn
-     << " base=" << GetSackBasePsn() << " bitmap=0x" << std::hex << m_bitmap << std::dec
-     << " ev=" << m_echoedEv << " ecn=" << m_ecnEcho << " ts=" << m_timestampEcho;
+  os << "SACK cack=" << m_cumulativeAckPsn << " acked=" << m_ackedPsn << " base=" << GetSackBasePsn() << " bitmap=0x"
+     << std::hex << m_bitmap << std::dec << " ev=" << m_echoedEv << " ecn=" << m_ecnEcho << " ts=" << m_timestampEcho;
 }
 
 void
 MrcSackHeader::SetCumulativeAckPsn(uint32_t psn)
 {
-  NS_ABORT_MSG_IF(!IsValidPsn(psn),
-                  "MrcSackHeader::SetCumulativeAckPsn: " << psn << " does not fit in 24 bits");
+  NS_ABORT_MSG_IF(!IsValidPsn(psn), "MrcSackHeader::SetCumulativeAckPsn: " << psn << " does not fit in 24 bits");
   m_cumulativeAckPsn = psn;
 }
 
@@ -99,8 +95,7 @@ MrcSackHeader::GetCumulativeAckPsn() const
 void
 MrcSackHeader::SetAckedPsn(uint32_t psn)
 {
-  NS_ABORT_MSG_IF(!IsValidPsn(psn),
-                  "MrcSackHeader::SetAckedPsn: " << psn << " does not fit in 24 bits");
+  NS_ABORT_MSG_IF(!IsValidPsn(psn), "MrcSackHeader::SetAckedPsn: " << psn << " does not fit in 24 bits");
   m_ackedPsn = psn;
 }
 
@@ -195,17 +190,16 @@ MrcSackHeader::IsSacked(uint32_t psn) const
 void
 MrcSackHeader::SetSacked(uint32_t psn)
 {
-  NS_ABORT_MSG_IF(!IsValidPsn(psn),
-                  "MrcSackHeader::SetSacked: " << psn << " does not fit in 24 bits");
+  NS_ABORT_MSG_IF(!IsValidPsn(psn), "MrcSackHeader::SetSacked: " << psn << " does not fit in 24 bits");
   if (PsnLessOrEqual(psn, m_cumulativeAckPsn))
   {
     return;
   }
   int32_t bit = PsnDiff(psn, GetSackBasePsn());
   NS_ABORT_MSG_IF(bit < 0 || bit >= static_cast<int32_t>(kBitmapBits),
-                  "MrcSackHeader::SetSacked: PSN " << psn << " outside the bitmap window ["
-                                                   << GetSackBasePsn() << ", base + 64)");
-  m_bitmap |= uint64_t{1} << bit;
+                  "MrcSackHeader::SetSacked: PSN " << psn << " outside the bitmap window [" << GetSackBasePsn()
+                                                   << ", base + 64)");
+  m_bitmap |= uint64_t{ 1 } << bit;
 }
 
 uint32_t

@@ -80,11 +80,7 @@ private:
   uint32_t m_log2 : 5;
 
 public:
-  PacketFifo()
-    : m_size(0),
-      m_log2(0)
-  {
-  }
+  PacketFifo() : m_size(0), m_log2(0) {}
 };
 
 } // namespace ns3

@@ -7,19 +7,13 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(PfcPauseHeader);
 
-PfcPauseHeader::PfcPauseHeader()
-  : m_classEnableVector(0),
-    m_quanta{}
-{
-}
+PfcPauseHeader::PfcPauseHeader() : m_classEnableVector(0), m_quanta{} {}
 
 TypeId
 PfcPauseHeader::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::PfcPauseHeader")
-                          .SetParent<Header>()
-                          .SetGroupName("Mrcsim")
-                          .AddConstructor<PfcPauseHeader>();
+  static TypeId tid =
+    TypeId("ns3::PfcPauseHeader").SetParent<Header>().SetGroupName("Mrcsim").AddConstructor<PfcPauseHeader>();
   return tid;
 }
 
@@ -53,8 +47,8 @@ PfcPauseHeader::Deserialize(Buffer::Iterator start)
 {
   Buffer::Iterator i = start;
   uint16_t opcode = i.ReadNtohU16();
-  NS_ABORT_MSG_IF(opcode != kOpcode, "PfcPauseHeader::Deserialize: MAC control opcode 0x"
-                                         << std::hex << opcode << ", expected 0x0101");
+  NS_ABORT_MSG_IF(opcode != kOpcode,
+                  "PfcPauseHeader::Deserialize: MAC control opcode 0x" << std::hex << opcode << ", expected 0x0101");
   m_classEnableVector = i.ReadNtohU16();
   for (uint16_t& q : m_quanta)
   {
@@ -77,8 +71,8 @@ PfcPauseHeader::Print(std::ostream& os) const
 void
 PfcPauseHeader::SetClassEnableVector(uint16_t vector)
 {
-  NS_ABORT_MSG_IF(vector & 0xFF00, "PfcPauseHeader::SetClassEnableVector: reserved bits set in 0x"
-                                       << std::hex << vector);
+  NS_ABORT_MSG_IF(vector & 0xFF00,
+                  "PfcPauseHeader::SetClassEnableVector: reserved bits set in 0x" << std::hex << vector);
   m_classEnableVector = vector;
 }
 
@@ -92,8 +86,7 @@ bool
 PfcPauseHeader::IsClassEnabled(uint8_t priority) const
 {
   NS_ABORT_MSG_IF(priority >= kPriorities,
-                  "PfcPauseHeader::IsClassEnabled: priority " << static_cast<uint32_t>(priority)
-                                                              << ", allowed 0-7");
+                  "PfcPauseHeader::IsClassEnabled: priority " << static_cast<uint32_t>(priority) << ", allowed 0-7");
   return (m_classEnableVector >> priority) & 1u;
 }
 
@@ -101,8 +94,7 @@ void
 PfcPauseHeader::SetQuanta(uint8_t priority, uint16_t quanta)
 {
   NS_ABORT_MSG_IF(priority >= kPriorities,
-                  "PfcPauseHeader::SetQuanta: priority " << static_cast<uint32_t>(priority)
-                                                         << ", allowed 0-7");
+                  "PfcPauseHeader::SetQuanta: priority " << static_cast<uint32_t>(priority) << ", allowed 0-7");
   m_quanta[priority] = quanta;
 }
 
@@ -110,8 +102,7 @@ uint16_t
 PfcPauseHeader::GetQuanta(uint8_t priority) const
 {
   NS_ABORT_MSG_IF(priority >= kPriorities,
-                  "PfcPauseHeader::GetQuanta: priority " << static_cast<uint32_t>(priority)
-                                                         << ", allowed 0-7");
+                  "PfcPauseHeader::GetQuanta: priority " << static_cast<uint32_t>(priority) << ", allowed 0-7");
   return m_quanta[priority];
 }
 

@@ -65,8 +65,8 @@ public:
   static Mac48Address GetDestinationMac();
 
 private:
-  uint16_t m_classEnableVector;                 //!< bit p enables priority p
-  std::array<uint16_t, kPriorities> m_quanta;   //!< pause time per priority
+  uint16_t m_classEnableVector;               //!< bit p enables priority p
+  std::array<uint16_t, kPriorities> m_quanta; //!< pause time per priority
 };
 
 } // namespace ns3

@@ -19,47 +19,91 @@ PortQueueConfig::GetTypeId()
     TypeId("ns3::PortQueueConfig")
       .SetParent<Object>()
       .AddConstructor<PortQueueConfig>()
-      .AddAttribute("NumClasses", "Traffic classes per port (class 0 is control).", UintegerValue(2),
-                    MakeUintegerAccessor(&PortQueueConfig::m_numClasses), MakeUintegerChecker<uint8_t>(2, kMaxClasses))
-      .AddAttribute("ControlLimit", "Byte limit of the control class (drop-tail).", UintegerValue(1 << 20),
-                    MakeUintegerAccessor(&PortQueueConfig::m_controlLimit), MakeUintegerChecker<uint32_t>(1))
-      .AddAttribute("DataLimit", "Byte limit of each data class (drop-tail).", UintegerValue(1 << 20),
-                    MakeUintegerAccessor(&PortQueueConfig::m_dataLimit), MakeUintegerChecker<uint32_t>(1))
-      .AddAttribute("EcnEnabled", "Mark ECN-capable packets (RED on the class's bytes at enqueue).",
-                    BooleanValue(true), MakeBooleanAccessor(&PortQueueConfig::m_ecnEnabled), MakeBooleanChecker())
-      .AddAttribute("EcnKmin", "Bytes below which no packet is marked.", UintegerValue(10000),
-                    MakeUintegerAccessor(&PortQueueConfig::m_ecnKmin), MakeUintegerChecker<uint32_t>())
-      .AddAttribute("EcnKmax", "Bytes above which every packet is marked.", UintegerValue(40000),
-                    MakeUintegerAccessor(&PortQueueConfig::m_ecnKmax), MakeUintegerChecker<uint32_t>())
-      .AddAttribute("EcnPmax", "Marking probability at Kmax.", DoubleValue(0.2),
-                    MakeDoubleAccessor(&PortQueueConfig::m_ecnPmax), MakeDoubleChecker<double>(0, 1))
-      .AddAttribute("TrimEnabled", "Trim data packets arriving above TrimThreshold instead of queueing them.",
-                    BooleanValue(false), MakeBooleanAccessor(&PortQueueConfig::m_trimEnabled), MakeBooleanChecker())
-      .AddAttribute("TrimThreshold", "Data-class bytes above which arriving packets are trimmed.",
-                    UintegerValue(50000), MakeUintegerAccessor(&PortQueueConfig::m_trimThreshold),
+      .AddAttribute("NumClasses",
+                    "Traffic classes per port (class 0 is control).",
+                    UintegerValue(2),
+                    MakeUintegerAccessor(&PortQueueConfig::m_numClasses),
+                    MakeUintegerChecker<uint8_t>(2, kMaxClasses))
+      .AddAttribute("ControlLimit",
+                    "Byte limit of the control class (drop-tail).",
+                    UintegerValue(1 << 20),
+                    MakeUintegerAccessor(&PortQueueConfig::m_controlLimit),
+                    MakeUintegerChecker<uint32_t>(1))
+      .AddAttribute("DataLimit",
+                    "Byte limit of each data class (drop-tail).",
+                    UintegerValue(1 << 20),
+                    MakeUintegerAccessor(&PortQueueConfig::m_dataLimit),
+                    MakeUintegerChecker<uint32_t>(1))
+      .AddAttribute("EcnEnabled",
+                    "Mark ECN-capable packets (RED on the class's bytes at enqueue).",
+                    BooleanValue(true),
+                    MakeBooleanAccessor(&PortQueueConfig::m_ecnEnabled),
+                    MakeBooleanChecker())
+      .AddAttribute("EcnKmin",
+                    "Bytes below which no packet is marked.",
+                    UintegerValue(10000),
+                    MakeUintegerAccessor(&PortQueueConfig::m_ecnKmin),
                     MakeUintegerChecker<uint32_t>())
-      .AddAttribute("TrimmedSize", "Bytes a trimmed packet keeps (its headers).", UintegerValue(64),
-                    MakeUintegerAccessor(&PortQueueConfig::m_trimmedSize), MakeUintegerChecker<uint32_t>(40, 9000))
-      .AddAttribute("TrimmedDscp", "DSCP written into trimmed packets (they travel in the control class).",
-                    UintegerValue(46), MakeUintegerAccessor(&PortQueueConfig::m_trimmedDscp),
+      .AddAttribute("EcnKmax",
+                    "Bytes above which every packet is marked.",
+                    UintegerValue(40000),
+                    MakeUintegerAccessor(&PortQueueConfig::m_ecnKmax),
+                    MakeUintegerChecker<uint32_t>())
+      .AddAttribute("EcnPmax",
+                    "Marking probability at Kmax.",
+                    DoubleValue(0.2),
+                    MakeDoubleAccessor(&PortQueueConfig::m_ecnPmax),
+                    MakeDoubleChecker<double>(0, 1))
+      .AddAttribute("TrimEnabled",
+                    "Trim data packets arriving above TrimThreshold instead of queueing them.",
+                    BooleanValue(false),
+                    MakeBooleanAccessor(&PortQueueConfig::m_trimEnabled),
+                    MakeBooleanChecker())
+      .AddAttribute("TrimThreshold",
+                    "Data-class bytes above which arriving packets are trimmed.",
+                    UintegerValue(50000),
+                    MakeUintegerAccessor(&PortQueueConfig::m_trimThreshold),
+                    MakeUintegerChecker<uint32_t>())
+      .AddAttribute("TrimmedSize",
+                    "Bytes a trimmed packet keeps (its headers).",
+                    UintegerValue(64),
+                    MakeUintegerAccessor(&PortQueueConfig::m_trimmedSize),
+                    MakeUintegerChecker<uint32_t>(40, 9000))
+      .AddAttribute("TrimmedDscp",
+                    "DSCP written into trimmed packets (they travel in the control class).",
+                    UintegerValue(46),
+                    MakeUintegerAccessor(&PortQueueConfig::m_trimmedDscp),
                     MakeUintegerChecker<uint8_t>(0, 63))
-      .AddAttribute("ControlDscp", "DSCP of control traffic (ACK, NACK, CNP, probes).", UintegerValue(48),
-                    MakeUintegerAccessor(&PortQueueConfig::m_controlDscp), MakeUintegerChecker<uint8_t>(0, 63))
-      .AddAttribute("PfcEnabled", "Lossless data classes: pause the upstream port above PfcXoff.",
-                    BooleanValue(false), MakeBooleanAccessor(&PortQueueConfig::m_pfcEnabled), MakeBooleanChecker())
-      .AddAttribute("PfcXoff", "Ingress bytes of a class above which a PAUSE is sent upstream.",
-                    UintegerValue(200000), MakeUintegerAccessor(&PortQueueConfig::m_pfcXoff),
+      .AddAttribute("ControlDscp",
+                    "DSCP of control traffic (ACK, NACK, CNP, probes).",
+                    UintegerValue(48),
+                    MakeUintegerAccessor(&PortQueueConfig::m_controlDscp),
+                    MakeUintegerChecker<uint8_t>(0, 63))
+      .AddAttribute("PfcEnabled",
+                    "Lossless data classes: pause the upstream port above PfcXoff.",
+                    BooleanValue(false),
+                    MakeBooleanAccessor(&PortQueueConfig::m_pfcEnabled),
+                    MakeBooleanChecker())
+      .AddAttribute("PfcXoff",
+                    "Ingress bytes of a class above which a PAUSE is sent upstream.",
+                    UintegerValue(200000),
+                    MakeUintegerAccessor(&PortQueueConfig::m_pfcXoff),
                     MakeUintegerChecker<uint32_t>())
-      .AddAttribute("PfcXon", "Ingress bytes of a class below which a RESUME is sent upstream.",
-                    UintegerValue(150000), MakeUintegerAccessor(&PortQueueConfig::m_pfcXon),
+      .AddAttribute("PfcXon",
+                    "Ingress bytes of a class below which a RESUME is sent upstream.",
+                    UintegerValue(150000),
+                    MakeUintegerAccessor(&PortQueueConfig::m_pfcXon),
                     MakeUintegerChecker<uint32_t>())
-      .AddAttribute("PfcHeadroom", "Bytes accepted above PfcXoff while the PAUSE takes effect.",
-                    UintegerValue(100000), MakeUintegerAccessor(&PortQueueConfig::m_pfcHeadroom),
+      .AddAttribute("PfcHeadroom",
+                    "Bytes accepted above PfcXoff while the PAUSE takes effect.",
+                    UintegerValue(100000),
+                    MakeUintegerAccessor(&PortQueueConfig::m_pfcHeadroom),
                     MakeUintegerChecker<uint32_t>())
       .AddAttribute("FramingBytes",
                     "Wire bytes per frame beyond the packet: 18 = Ethernet header + FCS (preamble and "
                     "inter-frame gap, 20 more, are not counted unless added here).",
-                    UintegerValue(18), MakeUintegerAccessor(&PortQueueConfig::m_framingBytes),
+                    UintegerValue(18),
+                    MakeUintegerAccessor(&PortQueueConfig::m_framingBytes),
                     MakeUintegerChecker<uint32_t>(0, 1000));
   return tid;
 }

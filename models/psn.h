@@ -38,8 +38,7 @@ PsnDiff(uint32_t a, uint32_t b)
 {
   // Sign-extend the 24-bit difference.
   uint32_t d = (a - b) & kPsnMask;
-  return d >= kPsnHalfRange ? static_cast<int32_t>(d) - static_cast<int32_t>(1u << kPsnBits)
-                            : static_cast<int32_t>(d);
+  return d >= kPsnHalfRange ? static_cast<int32_t>(d) - static_cast<int32_t>(1u << kPsnBits) : static_cast<int32_t>(d);
 }
 
 /// \brief True when \p a comes before \p b in 24-bit serial order.

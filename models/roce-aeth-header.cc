@@ -16,19 +16,13 @@ constexpr uint8_t kKindNak = 0x60;
 constexpr uint8_t kValueMask = 0x1F;
 } // namespace
 
-RoceAethHeader::RoceAethHeader()
-  : m_syndrome(kKindAck | kNoCredits),
-    m_msn(0)
-{
-}
+RoceAethHeader::RoceAethHeader() : m_syndrome(kKindAck | kNoCredits), m_msn(0) {}
 
 TypeId
 RoceAethHeader::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::RoceAethHeader")
-                          .SetParent<Header>()
-                          .SetGroupName("Mrcsim")
-                          .AddConstructor<RoceAethHeader>();
+  static TypeId tid =
+    TypeId("ns3::RoceAethHeader").SetParent<Header>().SetGroupName("Mrcsim").AddConstructor<RoceAethHeader>();
   return tid;
 }
 
@@ -62,15 +56,20 @@ RoceAethHeader::Deserialize(Buffer::Iterator start)
 void
 RoceAethHeader::Print(std::ostream& os) const
 {
-  os << "AETH " << (IsAck() ? "ACK" : IsRnrNak() ? "RNR-NAK" : IsNak() ? "NAK" : "RESERVED")
+  os << "AETH "
+     << (IsAck()      ? "ACK"
+         : IsRnrNak() ? "RNR-NAK"
+         : IsNak()    ? "NAK"
+                      : "RESERVED")
      << " value=" << static_cast<uint32_t>(GetSyndromeValue()) << " msn=" << m_msn;
 }
 
 void
 RoceAethHeader::SetSyndrome(uint8_t syndrome)
 {
-  NS_ABORT_MSG_IF(syndrome & 0x80, "RoceAethHeader::SetSyndrome: reserved bit 7 set in 0x"
-                                       << std::hex << static_cast<uint32_t>(syndrome));
+  NS_ABORT_MSG_IF(syndrome & 0x80,
+                  "RoceAethHeader::SetSyndrome: reserved bit 7 set in 0x" << std::hex
+                                                                          << static_cast<uint32_t>(syndrome));
   m_syndrome = syndrome;
 }
 
@@ -92,18 +91,16 @@ RoceAethHeader::SetAck(uint8_t creditCount)
 void
 RoceAethHeader::SetRnrNak(uint8_t timer)
 {
-  NS_ABORT_MSG_IF(timer > kValueMask, "RoceAethHeader::SetRnrNak: timer "
-                                          << static_cast<uint32_t>(timer)
-                                          << " does not fit in 5 bits");
+  NS_ABORT_MSG_IF(timer > kValueMask,
+                  "RoceAethHeader::SetRnrNak: timer " << static_cast<uint32_t>(timer) << " does not fit in 5 bits");
   m_syndrome = kKindRnrNak | timer;
 }
 
 void
 RoceAethHeader::SetNak(uint8_t nakCode)
 {
-  NS_ABORT_MSG_IF(nakCode > kValueMask, "RoceAethHeader::SetNak: code "
-                                            << static_cast<uint32_t>(nakCode)
-                                            << " does not fit in 5 bits");
+  NS_ABORT_MSG_IF(nakCode > kValueMask,
+                  "RoceAethHeader::SetNak: code " << static_cast<uint32_t>(nakCode) << " does not fit in 5 bits");
   m_syndrome = kKindNak | nakCode;
 }
 

@@ -24,40 +24,36 @@ RoceBthHeader::HasStandardReth(uint8_t opcode)
 bool
 RoceBthHeader::HasImmediate(uint8_t opcode)
 {
-  return opcode == kRcWriteLastImm || opcode == kRcWriteOnlyImm || opcode == kRcSendLastImm ||
-         opcode == kRcSendOnlyImm;
+  return opcode == kRcWriteLastImm || opcode == kRcWriteOnlyImm || opcode == kRcSendLastImm || opcode == kRcSendOnlyImm;
 }
 
 bool
 RoceBthHeader::IsLastOfMessage(uint8_t opcode)
 {
-  return opcode == kRcWriteLast || opcode == kRcWriteLastImm || opcode == kRcWriteOnly ||
-         opcode == kRcWriteOnlyImm || opcode == kRcSendLast ||
-         opcode == kRcSendLastImm || opcode == kRcSendOnly || opcode == kRcSendOnlyImm;
+  return opcode == kRcWriteLast || opcode == kRcWriteLastImm || opcode == kRcWriteOnly || opcode == kRcWriteOnlyImm ||
+         opcode == kRcSendLast || opcode == kRcSendLastImm || opcode == kRcSendOnly || opcode == kRcSendOnlyImm;
 }
 
 RoceBthHeader::RoceBthHeader()
-  : m_opcode(kRcWriteOnly),
-    m_se(false),
-    m_migReq(false),
-    m_padCount(0),
-    m_tver(0),
-    m_pkey(kDefaultPkey),
-    m_fecn(false),
-    m_becn(false),
-    m_destQp(0),
-    m_ackReq(false),
-    m_psn(0)
+  : m_opcode(kRcWriteOnly)
+  , m_se(false)
+  , m_migReq(false)
+  , m_padCount(0)
+  , m_tver(0)
+  , m_pkey(kDefaultPkey)
+  , m_fecn(false)
+  , m_becn(false)
+  , m_destQp(0)
+  , m_ackReq(false)
+  , m_psn(0)
 {
 }
 
 TypeId
 RoceBthHeader::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::RoceBthHeader")
-                          .SetParent<Header>()
-                          .SetGroupName("Mrcsim")
-                          .AddConstructor<RoceBthHeader>();
+  static TypeId tid =
+    TypeId("ns3::RoceBthHeader").SetParent<Header>().SetGroupName("Mrcsim").AddConstructor<RoceBthHeader>();
   return tid;
 }
 
@@ -78,8 +74,7 @@ RoceBthHeader::Serialize(Buffer::Iterator start) const
 {
   Buffer::Iterator i = start;
   i.WriteU8(m_opcode);
-  i.WriteU8(static_cast<uint8_t>((m_se ? 0x80 : 0) | (m_migReq ? 0x40 : 0) |
-                                 (m_padCount << 4) | m_tver));
+  i.WriteU8(static_cast<uint8_t>((m_se ? 0x80 : 0) | (m_migReq ? 0x40 : 0) | (m_padCount << 4) | m_tver));
   i.WriteHtonU16(m_pkey);
   i.WriteHtonU32((m_fecn ? 0x80000000u : 0) | (m_becn ? 0x40000000u : 0) | m_destQp);
   i.WriteHtonU32((m_ackReq ? 0x80000000u : 0) | m_psn);
@@ -109,10 +104,9 @@ RoceBthHeader::Deserialize(Buffer::Iterator start)
 void
 RoceBthHeader::Print(std::ostream& os) const
 {
-  os << "BTH op=0x" << std::hex << static_cast<uint32_t>(m_opcode) << " pkey=0x" << m_pkey
-     << std::dec << " qp=" << m_destQp << " psn=" << m_psn << " se=" << m_se
-     << " a=" << m_ackReq << " fecn=" << m_fecn << " becn=" << m_becn
-     << " pad=" << static_cast<uint32_t>(m_padCount);
+  os << "BTH op=0x" << std::hex << static_cast<uint32_t>(m_opcode) << " pkey=0x" << m_pkey << std::dec
+     << " qp=" << m_destQp << " psn=" << m_psn << " se=" << m_se << " a=" << m_ackReq << " fecn=" << m_fecn
+     << " becn=" << m_becn << " pad=" << static_cast<uint32_t>(m_padCount);
 }
 
 void
@@ -154,8 +148,7 @@ RoceBthHeader::GetMigReq() const
 void
 RoceBthHeader::SetPadCount(uint8_t pad)
 {
-  NS_ABORT_MSG_IF(pad > 3, "RoceBthHeader::SetPadCount: " << static_cast<uint32_t>(pad)
-                                                          << " does not fit in 2 bits");
+  NS_ABORT_MSG_IF(pad > 3, "RoceBthHeader::SetPadCount: " << static_cast<uint32_t>(pad) << " does not fit in 2 bits");
   m_padCount = pad;
 }
 
@@ -168,8 +161,7 @@ RoceBthHeader::GetPadCount() const
 void
 RoceBthHeader::SetTver(uint8_t tver)
 {
-  NS_ABORT_MSG_IF(tver > 15, "RoceBthHeader::SetTver: " << static_cast<uint32_t>(tver)
-                                                        << " does not fit in 4 bits");
+  NS_ABORT_MSG_IF(tver > 15, "RoceBthHeader::SetTver: " << static_cast<uint32_t>(tver) << " does not fit in 4 bits");
   m_tver = tver;
 }
 

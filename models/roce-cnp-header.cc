@@ -5,17 +5,13 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(RoceCnpHeader);
 
-RoceCnpHeader::RoceCnpHeader()
-{
-}
+RoceCnpHeader::RoceCnpHeader() {}
 
 TypeId
 RoceCnpHeader::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::RoceCnpHeader")
-                          .SetParent<Header>()
-                          .SetGroupName("Mrcsim")
-                          .AddConstructor<RoceCnpHeader>();
+  static TypeId tid =
+    TypeId("ns3::RoceCnpHeader").SetParent<Header>().SetGroupName("Mrcsim").AddConstructor<RoceCnpHeader>();
   return tid;
 }
 

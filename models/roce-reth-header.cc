@@ -5,20 +5,13 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(RoceRethHeader);
 
-RoceRethHeader::RoceRethHeader()
-  : m_virtualAddress(0),
-    m_rkey(0),
-    m_dmaLength(0)
-{
-}
+RoceRethHeader::RoceRethHeader() : m_virtualAddress(0), m_rkey(0), m_dmaLength(0) {}
 
 TypeId
 RoceRethHeader::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::RoceRethHeader")
-                          .SetParent<Header>()
-                          .SetGroupName("Mrcsim")
-                          .AddConstructor<RoceRethHeader>();
+  static TypeId tid =
+    TypeId("ns3::RoceRethHeader").SetParent<Header>().SetGroupName("Mrcsim").AddConstructor<RoceRethHeader>();
   return tid;
 }
 
@@ -56,8 +49,7 @@ RoceRethHeader::Deserialize(Buffer::Iterator start)
 void
 RoceRethHeader::Print(std::ostream& os) const
 {
-  os << "RETH va=0x" << std::hex << m_virtualAddress << " rkey=0x" << m_rkey << std::dec
-     << " len=" << m_dmaLength;
+  os << "RETH va=0x" << std::hex << m_virtualAddress << " rkey=0x" << m_rkey << std::dec << " len=" << m_dmaLength;
 }
 
 void

@@ -7,21 +7,13 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(RoceUdpHeader);
 
-RoceUdpHeader::RoceUdpHeader()
-  : m_sourcePort(0),
-    m_destinationPort(kRoceV2Port),
-    m_length(kSize),
-    m_checksum(0)
-{
-}
+RoceUdpHeader::RoceUdpHeader() : m_sourcePort(0), m_destinationPort(kRoceV2Port), m_length(kSize), m_checksum(0) {}
 
 TypeId
 RoceUdpHeader::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::RoceUdpHeader")
-                          .SetParent<Header>()
-                          .SetGroupName("Mrcsim")
-                          .AddConstructor<RoceUdpHeader>();
+  static TypeId tid =
+    TypeId("ns3::RoceUdpHeader").SetParent<Header>().SetGroupName("Mrcsim").AddConstructor<RoceUdpHeader>();
   return tid;
 }
 
@@ -61,8 +53,7 @@ RoceUdpHeader::Deserialize(Buffer::Iterator start)
 void
 RoceUdpHeader::Print(std::ostream& os) const
 {
-  os << "UDP " << m_sourcePort << " > " << m_destinationPort << " len=" << m_length
-     << " csum=" << m_checksum;
+  os << "UDP " << m_sourcePort << " > " << m_destinationPort << " len=" << m_length << " csum=" << m_checksum;
 }
 
 void
@@ -92,8 +83,7 @@ RoceUdpHeader::GetDestinationPort() const
 void
 RoceUdpHeader::SetLength(uint16_t length)
 {
-  NS_ABORT_MSG_IF(length < kSize,
-                  "RoceUdpHeader::SetLength: " << length << " is below the 8-byte header");
+  NS_ABORT_MSG_IF(length < kSize, "RoceUdpHeader::SetLength: " << length << " is below the 8-byte header");
   m_length = length;
 }
 

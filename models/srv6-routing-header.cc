@@ -9,21 +9,13 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(Srv6RoutingHeader);
 
-Srv6RoutingHeader::Srv6RoutingHeader()
-  : m_nextHeader(17),
-    m_segmentsLeft(0),
-    m_flags(0),
-    m_tag(0)
-{
-}
+Srv6RoutingHeader::Srv6RoutingHeader() : m_nextHeader(17), m_segmentsLeft(0), m_flags(0), m_tag(0) {}
 
 TypeId
 Srv6RoutingHeader::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::Srv6RoutingHeader")
-                          .SetParent<Header>()
-                          .SetGroupName("Mrcsim")
-                          .AddConstructor<Srv6RoutingHeader>();
+  static TypeId tid =
+    TypeId("ns3::Srv6RoutingHeader").SetParent<Header>().SetGroupName("Mrcsim").AddConstructor<Srv6RoutingHeader>();
   return tid;
 }
 
@@ -65,8 +57,8 @@ Srv6RoutingHeader::Deserialize(Buffer::Iterator start)
   uint8_t hdrExtLen = i.ReadU8();
   uint8_t routingType = i.ReadU8();
   NS_ABORT_MSG_IF(routingType != kRoutingType,
-                  "Srv6RoutingHeader::Deserialize: routing type "
-                      << static_cast<uint32_t>(routingType) << ", expected 4");
+                  "Srv6RoutingHeader::Deserialize: routing type " << static_cast<uint32_t>(routingType)
+                                                                  << ", expected 4");
   m_segmentsLeft = i.ReadU8();
   uint8_t lastEntry = i.ReadU8();
   m_flags = i.ReadU8();
@@ -74,10 +66,9 @@ Srv6RoutingHeader::Deserialize(Buffer::Iterator start)
   // Without TLVs, hdr ext len is exactly two 8-octet units per segment.
   NS_ABORT_MSG_IF(hdrExtLen != 2 * (lastEntry + 1),
                   "Srv6RoutingHeader::Deserialize: hdr ext len "
-                      << static_cast<uint32_t>(hdrExtLen) << " does not match last entry "
-                      << static_cast<uint32_t>(lastEntry) << " (TLVs are not modelled)");
-  NS_ABORT_MSG_IF(m_segmentsLeft > lastEntry,
-                  "Srv6RoutingHeader::Deserialize: segments left beyond last entry");
+                    << static_cast<uint32_t>(hdrExtLen) << " does not match last entry "
+                    << static_cast<uint32_t>(lastEntry) << " (TLVs are not modelled)");
+  NS_ABORT_MSG_IF(m_segmentsLeft > lastEntry, "Srv6RoutingHeader::Deserialize: segments left beyond last entry");
   m_segments.assign(lastEntry + 1u, Segment{});
   for (Segment& s : m_segments)
   {
@@ -89,9 +80,8 @@ Srv6RoutingHeader::Deserialize(Buffer::Iterator start)
 void
 Srv6RoutingHeader::Print(std::ostream& os) const
 {
-  os << "SRH nh=" << static_cast<uint32_t>(m_nextHeader)
-     << " left=" << static_cast<uint32_t>(m_segmentsLeft) << " segments=" << m_segments.size()
-     << " flags=" << static_cast<uint32_t>(m_flags) << " tag=" << m_tag;
+  os << "SRH nh=" << static_cast<uint32_t>(m_nextHeader) << " left=" << static_cast<uint32_t>(m_segmentsLeft)
+     << " segments=" << m_segments.size() << " flags=" << static_cast<uint32_t>(m_flags) << " tag=" << m_tag;
 }
 
 void
@@ -110,8 +100,7 @@ void
 Srv6RoutingHeader::SetSegmentsLeft(uint8_t left)
 {
   NS_ABORT_MSG_IF(left >= m_segments.size(),
-                  "Srv6RoutingHeader::SetSegmentsLeft: " << static_cast<uint32_t>(left)
-                                                         << " with " << m_segments.size()
+                  "Srv6RoutingHeader::SetSegmentsLeft: " << static_cast<uint32_t>(left) << " with " << m_segments.size()
                                                          << " segments");
   m_segmentsLeft = left;
 }
@@ -151,8 +140,7 @@ Srv6RoutingHeader::SetSegmentList(const std::vector<Segment>& wireOrder)
 {
   NS_ABORT_MSG_IF(wireOrder.empty(), "Srv6RoutingHeader::SetSegmentList: empty segment list");
   NS_ABORT_MSG_IF(wireOrder.size() > kMaxSegments,
-                  "Srv6RoutingHeader::SetSegmentList: " << wireOrder.size()
-                                                        << " segments, at most " << kMaxSegments);
+                  "Srv6RoutingHeader::SetSegmentList: " << wireOrder.size() << " segments, at most " << kMaxSegments);
   m_segments = wireOrder;
   m_segmentsLeft = static_cast<uint8_t>(m_segments.size() - 1);
 }
@@ -174,9 +162,8 @@ const Srv6RoutingHeader::Segment&
 Srv6RoutingHeader::GetSegment(uint8_t index) const
 {
   NS_ABORT_MSG_IF(index >= m_segments.size(),
-                  "Srv6RoutingHeader::GetSegment: index " << static_cast<uint32_t>(index)
-                                                          << " with " << m_segments.size()
-                                                          << " segments");
+                  "Srv6RoutingHeader::GetSegment: index " << static_cast<uint32_t>(index) << " with "
+                                                          << m_segments.size() << " segments");
   return m_segments[index];
 }
 
@@ -202,8 +189,7 @@ Srv6RoutingHeader::GetActiveSegment() const
 const Srv6RoutingHeader::Segment&
 Srv6RoutingHeader::AdvanceSegment()
 {
-  NS_ABORT_MSG_IF(m_segmentsLeft == 0,
-                  "Srv6RoutingHeader::AdvanceSegment: segments left is already 0");
+  NS_ABORT_MSG_IF(m_segmentsLeft == 0, "Srv6RoutingHeader::AdvanceSegment: segments left is already 0");
   --m_segmentsLeft;
   return m_segments[m_segmentsLeft];
 }

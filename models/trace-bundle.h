@@ -15,17 +15,13 @@ namespace ns3
 {
 
 /// \brief Accessor for TracedCallback `source` inside the bundle `bundle` of class T.
-template <typename T, typename Bundle, typename Source>
+template<typename T, typename Bundle, typename Source>
 Ptr<const TraceSourceAccessor>
 MakeBundleTraceAccessor(std::unique_ptr<Bundle> T::*bundle, Source Bundle::*source)
 {
   struct Accessor : public TraceSourceAccessor
   {
-    Accessor(std::unique_ptr<Bundle> T::*b, Source Bundle::*s)
-      : m_bundle(b),
-        m_source(s)
-    {
-    }
+    Accessor(std::unique_ptr<Bundle> T::*b, Source Bundle::*s) : m_bundle(b), m_source(s) {}
 
     Source* Get(ObjectBase* obj) const
     {

@@ -30,7 +30,8 @@ const char* kBenchUsage = R"(usage: mrcsim bench topology [--preset NAME | --spe
 int
 BenchTopology(const CliArgs& args)
 {
-  std::string origin = args.Has("--spec") ? args.Value("--spec") : "preset " + args.Value("--preset", "multiplane-131k");
+  std::string origin =
+    args.Has("--spec") ? args.Value("--spec") : "preset " + args.Value("--preset", "multiplane-131k");
   FabricSpec spec = args.Has("--spec") ? ReadFabricSpecFile(args.Value("--spec"))
                                        : PresetSpec(args.Value("--preset", "multiplane-131k"));
   uint64_t samples = std::stoull(args.Value("--samples", "100000"));
@@ -50,20 +51,21 @@ BenchTopology(const CliArgs& args)
   double tTotal = total.Seconds();
   uint64_t rss = PeakRssBytes();
 
-  nlohmann::json j{{"benchmark", "topology"},
-                   {"fabric", fabric.Name()},
-                   {"gpus", fabric.NumGpus()},
-                   {"switches", fabric.NumSwitches()},
-                   {"links", fabric.NumLinks()},
-                   {"ecmp_groups", routing.NumGroups()},
-                   {"routing_table_bytes", routing.MemoryBytes()},
-                   {"paths_walked", check.pathsWalked},
-                   {"unreachable_pairs", unreachable},
-                   {"valid", check.Ok() && unreachable == 0},
-                   {"error", check.firstError},
-                   {"seconds", {{"generate", tBuild}, {"route", tRoute}, {"validate", tValidate}, {"total", tTotal}}},
-                   {"peak_rss_bytes", rss},
-                   {"threads", std::thread::hardware_concurrency()}};
+  nlohmann::json j{ { "benchmark", "topology" },
+                    { "fabric", fabric.Name() },
+                    { "gpus", fabric.NumGpus() },
+                    { "switches", fabric.NumSwitches() },
+                    { "links", fabric.NumLinks() },
+                    { "ecmp_groups", routing.NumGroups() },
+                    { "routing_table_bytes", routing.MemoryBytes() },
+                    { "paths_walked", check.pathsWalked },
+                    { "unreachable_pairs", unreachable },
+                    { "valid", check.Ok() && unreachable == 0 },
+                    { "error", check.firstError },
+                    { "seconds",
+                      { { "generate", tBuild }, { "route", tRoute }, { "validate", tValidate }, { "total", tTotal } } },
+                    { "peak_rss_bytes", rss },
+                    { "threads", std::thread::hardware_concurrency() } };
   if (args.Flag("--json"))
   {
     std::cout << j.dump(2) << "\n";
@@ -89,8 +91,9 @@ BenchTopology(const CliArgs& args)
 int
 BenchCommand(const std::vector<std::string>& argv)
 {
-  CliArgs args(argv, {"--json", "--help"},
-               {"--preset", "--spec", "--samples", "--hosts", "--packets", "--payload", "--scheduler"});
+  CliArgs args(argv,
+               { "--json", "--help" },
+               { "--preset", "--spec", "--samples", "--hosts", "--packets", "--payload", "--scheduler" });
   if (args.Flag("--help") || args.Positional().empty())
   {
     std::cout << kBenchUsage;

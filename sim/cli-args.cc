@@ -3,7 +3,8 @@
 namespace mrcsim
 {
 
-CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::string>& flags,
+CliArgs::CliArgs(const std::vector<std::string>& args,
+                 const std::set<std::string>& flags,
                  const std::set<std::string>& options)
 {
   for (size_t i = 0; i < args.size(); ++i)

@@ -25,7 +25,8 @@ class CliArgs
 public:
   /// \param flags options without a value (e.g. "--json")
   /// \param options options taking a value (e.g. "--preset"); may repeat
-  CliArgs(const std::vector<std::string>& args, const std::set<std::string>& flags,
+  CliArgs(const std::vector<std::string>& args,
+          const std::set<std::string>& flags,
           const std::set<std::string>& options);
 
   bool Flag(const std::string& name) const { return m_flags.count(name) > 0; }

@@ -132,25 +132,26 @@ BenchForwarding(const CliArgs& args)
   const uint64_t rss = PeakRssBytes();
   const double bytesPerLink = double(rss2 - rss1) / double(fabric->NumLinks());
 
-  nlohmann::json j{{"benchmark", "forwarding"},
-                   {"fabric", fabric->Name()},
-                   {"gpus", n},
-                   {"switches", fabric->NumSwitches()},
-                   {"links", fabric->NumLinks()},
-                   {"scheduler", scheduler},
-                   {"packets_sent", sent},
-                   {"packets_received", received},
-                   {"drops", drops},
-                   {"packet_hops", hops},
-                   {"events", events},
-                   {"events_per_packet_hop", hops ? double(events) / double(hops) : 0.0},
-                   {"simulated_seconds", simulated.GetSeconds()},
-                   {"seconds", {{"fabric", tFabric}, {"network", tNetwork}, {"inject", tInject}, {"run", tRun}}},
-                   {"packet_hops_per_second", tRun > 0 ? double(hops) / tRun : 0.0},
-                   {"events_per_second", tRun > 0 ? double(events) / tRun : 0.0},
-                   {"bytes_per_link", bytesPerLink},
-                   {"rss_before_bytes", rss0},
-                   {"peak_rss_bytes", rss}};
+  nlohmann::json j{ { "benchmark", "forwarding" },
+                    { "fabric", fabric->Name() },
+                    { "gpus", n },
+                    { "switches", fabric->NumSwitches() },
+                    { "links", fabric->NumLinks() },
+                    { "scheduler", scheduler },
+                    { "packets_sent", sent },
+                    { "packets_received", received },
+                    { "drops", drops },
+                    { "packet_hops", hops },
+                    { "events", events },
+                    { "events_per_packet_hop", hops ? double(events) / double(hops) : 0.0 },
+                    { "simulated_seconds", simulated.GetSeconds() },
+                    { "seconds",
+                      { { "fabric", tFabric }, { "network", tNetwork }, { "inject", tInject }, { "run", tRun } } },
+                    { "packet_hops_per_second", tRun > 0 ? double(hops) / tRun : 0.0 },
+                    { "events_per_second", tRun > 0 ? double(events) / tRun : 0.0 },
+                    { "bytes_per_link", bytesPerLink },
+                    { "rss_before_bytes", rss0 },
+                    { "peak_rss_bytes", rss } };
   Simulator::Destroy();
   if (args.Flag("--json"))
   {
@@ -159,8 +160,8 @@ BenchForwarding(const CliArgs& args)
   else
   {
     std::cout << std::fixed << std::setprecision(2) << "forwarding benchmark: " << fabric->Name() << " (" << n
-              << " GPUs, " << fabric->NumSwitches() << " switches, " << fabric->NumLinks() << " links), "
-              << scheduler << "\n"
+              << " GPUs, " << fabric->NumSwitches() << " switches, " << fabric->NumLinks() << " links), " << scheduler
+              << "\n"
               << "  build            fabric " << tFabric << " s, ns-3 network " << tNetwork << " s, "
               << std::setprecision(0) << bytesPerLink << " bytes per link\n"
               << std::setprecision(2) << "  traffic          " << sent << " packets of " << payload

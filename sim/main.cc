@@ -3,6 +3,8 @@
 #include "sim/commands.h"
 #include "topologies/json-reader.h"
 
+#include "ns3/nstime.h"
+
 #include <iostream>
 
 namespace
@@ -25,6 +27,8 @@ main(int argc, char** argv)
     std::cerr << kUsage;
     return 2;
   }
+  // Picosecond resolution: a 4 KB frame at 100 Gb/s takes 335.2 ns, not a rounded 335.
+  ns3::Time::SetResolution(ns3::Time::PS);
   std::string command = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
   try

@@ -18,10 +18,7 @@ class Stopwatch
 {
 public:
   Stopwatch() : m_start(std::chrono::steady_clock::now()) {}
-  double Seconds() const
-  {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-  }
+  double Seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(); }
   void Restart() { m_start = std::chrono::steady_clock::now(); }
 
 private:

@@ -30,8 +30,9 @@ const char* kTopoUsage = R"(usage: mrcsim topo --list
 int
 TopoCommand(const std::vector<std::string>& argv)
 {
-  CliArgs args(argv, {"--list", "--json", "--check", "--no-groups", "--help"},
-               {"--preset", "--spec", "--graphml", "--fail-link"});
+  CliArgs args(argv,
+               { "--list", "--json", "--check", "--no-groups", "--help" },
+               { "--preset", "--spec", "--graphml", "--fail-link" });
   if (args.Flag("--help"))
   {
     std::cout << kTopoUsage;
@@ -82,17 +83,17 @@ TopoCommand(const std::vector<std::string>& argv)
   ReachabilityReport reach = routing.Reachability();
   nlohmann::json j = FiguresToJson(figures);
   j["spec"] = FabricSpecToJson(spec);
-  j["routing"] = {{"ecmp_groups", routing.NumGroups()},
-                  {"table_bytes", routing.MemoryBytes()},
-                  {"failed_links", args.Values("--fail-link").size()},
-                  {"unreachable_pairs_per_plane", reach.unreachablePerPlane},
-                  {"detached_gpus_per_plane", reach.detachedPerPlane},
-                  {"unreachable_pairs_all_planes", reach.unreachableInAllPlanes}};
+  j["routing"] = { { "ecmp_groups", routing.NumGroups() },
+                   { "table_bytes", routing.MemoryBytes() },
+                   { "failed_links", args.Values("--fail-link").size() },
+                   { "unreachable_pairs_per_plane", reach.unreachablePerPlane },
+                   { "detached_gpus_per_plane", reach.detachedPerPlane },
+                   { "unreachable_pairs_all_planes", reach.unreachableInAllPlanes } };
   int status = 0;
   if (args.Flag("--check"))
   {
     RoutingCheckResult check = CheckRouting(routing, 100000, 1);
-    j["check"] = {{"ok", check.Ok()}, {"paths_walked", check.pathsWalked}, {"error", check.firstError}};
+    j["check"] = { { "ok", check.Ok() }, { "paths_walked", check.pathsWalked }, { "error", check.firstError } };
     status = check.Ok() ? 0 : 1;
   }
   if (args.Has("--graphml"))

@@ -96,36 +96,38 @@ nlohmann::json
 FiguresToJson(const FabricFigures& f)
 {
   return nlohmann::json{
-    {"name", f.name},
-    {"kind", f.kind},
-    {"gpus", f.gpus},
-    {"planes", f.planes},
-    {"tiers", f.tiers},
-    {"switches", {{"total", f.switches}, {"per_tier", f.switchesPerTier}, {"per_plane_tier", f.switchesPerPlaneTier}}},
-    {"links", {{"total", f.links}, {"per_level", f.linksPerLevel}}},
-    {"optics", {{"transceivers", f.transceivers}, {"transceivers_800g_equivalent", f.transceivers800g}}},
-    {"max_switch_hops", f.maxSwitchHops},
-    {"shortest_paths",
-     {{"pair", {f.pathPairSrc, f.pathPairDst}}, {"per_plane", f.pathsPerPlane}, {"total", f.pathsTotal}}},
-    {"gpu_bandwidth_gbps", f.gpuBandwidthGbps},
-    {"bisection_tbps", f.bisectionTbps},
-    {"power_kw", {{"switches", f.powerSwitchesKw}, {"optics", f.powerOpticsKw}, {"total", f.powerTotalKw}}},
+    { "name", f.name },
+    { "kind", f.kind },
+    { "gpus", f.gpus },
+    { "planes", f.planes },
+    { "tiers", f.tiers },
+    { "switches",
+      { { "total", f.switches }, { "per_tier", f.switchesPerTier }, { "per_plane_tier", f.switchesPerPlaneTier } } },
+    { "links", { { "total", f.links }, { "per_level", f.linksPerLevel } } },
+    { "optics", { { "transceivers", f.transceivers }, { "transceivers_800g_equivalent", f.transceivers800g } } },
+    { "max_switch_hops", f.maxSwitchHops },
+    { "shortest_paths",
+      { { "pair", { f.pathPairSrc, f.pathPairDst } }, { "per_plane", f.pathsPerPlane }, { "total", f.pathsTotal } } },
+    { "gpu_bandwidth_gbps", f.gpuBandwidthGbps },
+    { "bisection_tbps", f.bisectionTbps },
+    { "power_kw", { { "switches", f.powerSwitchesKw }, { "optics", f.powerOpticsKw }, { "total", f.powerTotalKw } } },
   };
 }
 
 void
 PrintFigures(const FabricFigures& f, std::ostream& out)
 {
-  auto row = [&out](const std::string& k, const std::string& v) {
-    out << "  " << std::left << std::setw(34) << k << v << "\n";
-  };
-  auto list = [](const std::vector<uint64_t>& xs) {
+  auto row = [&out](const std::string& k, const std::string& v)
+  { out << "  " << std::left << std::setw(34) << k << v << "\n"; };
+  auto list = [](const std::vector<uint64_t>& xs)
+  {
     std::ostringstream s;
     for (size_t i = 0; i < xs.size(); ++i)
       s << (i ? " / " : "") << xs[i];
     return s.str();
   };
-  auto num = [](double x, int prec) {
+  auto num = [](double x, int prec)
+  {
     std::ostringstream s;
     s << std::fixed << std::setprecision(prec) << x;
     return s.str();
@@ -143,12 +145,12 @@ PrintFigures(const FabricFigures& f, std::ostream& out)
   row("transceivers, 800G equivalent", num(f.transceivers800g, 0));
   row("max switch hops GPU to GPU", std::to_string(f.maxSwitchHops));
   row("shortest paths gpu" + std::to_string(f.pathPairSrc) + " -> gpu" + std::to_string(f.pathPairDst),
-      std::to_string(f.pathsTotal) + " (per plane " + list({f.pathsPerPlane.front()}) +
+      std::to_string(f.pathsTotal) + " (per plane " + list({ f.pathsPerPlane.front() }) +
         (f.planes > 1 ? ", ..." : "") + ")");
   row("bandwidth per GPU", num(f.gpuBandwidthGbps, 0) + " Gb/s");
   row("bisection bandwidth", num(f.bisectionTbps, 1) + " Tb/s");
-  row("power (switches + optics)", num(f.powerTotalKw, 1) + " kW (" + num(f.powerSwitchesKw, 1) + " + " +
-                                      num(f.powerOpticsKw, 1) + ")");
+  row("power (switches + optics)",
+      num(f.powerTotalKw, 1) + " kW (" + num(f.powerSwitchesKw, 1) + " + " + num(f.powerOpticsKw, 1) + ")");
 }
 
 } // namespace mrcsim

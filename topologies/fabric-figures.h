@@ -26,23 +26,25 @@ struct FabricFigures
   std::vector<std::vector<uint64_t>> switchesPerPlaneTier; ///< [plane][tier]
   std::vector<uint64_t> switchesPerTier;                   ///< summed over planes
   uint64_t links = 0;
-  std::vector<uint64_t> linksPerLevel;  ///< [0]: GPU-T0, [t]: tier t-1 to tier t
-  uint64_t transceivers = 0;            ///< link ends (one optical module port each)
-  double transceivers800g = 0;          ///< link-end capacity in 800 Gb/s module equivalents
-  int maxSwitchHops = 0;                ///< longest GPU-to-GPU shortest path, in switches
-  uint32_t pathPairSrc = 0;             ///< GPU pair used for the path counts: GPU 0 and a
-  uint32_t pathPairDst = 0;             ///< GPU on the leaf farthest from it
-  std::vector<uint64_t> pathsPerPlane;  ///< distinct shortest paths of that pair, per plane
+  std::vector<uint64_t> linksPerLevel; ///< [0]: GPU-T0, [t]: tier t-1 to tier t
+  uint64_t transceivers = 0;           ///< link ends (one optical module port each)
+  double transceivers800g = 0;         ///< link-end capacity in 800 Gb/s module equivalents
+  int maxSwitchHops = 0;               ///< longest GPU-to-GPU shortest path, in switches
+  uint32_t pathPairSrc = 0;            ///< GPU pair used for the path counts: GPU 0 and a
+  uint32_t pathPairDst = 0;            ///< GPU on the leaf farthest from it
+  std::vector<uint64_t> pathsPerPlane; ///< distinct shortest paths of that pair, per plane
   uint64_t pathsTotal = 0;
-  double gpuBandwidthGbps = 0;          ///< NIC bandwidth per GPU (sum over its ports)
-  double bisectionTbps = 0;             ///< min over tier cuts of half the capacity crossing it
+  double gpuBandwidthGbps = 0; ///< NIC bandwidth per GPU (sum over its ports)
+  double bisectionTbps = 0;    ///< min over tier cuts of half the capacity crossing it
   double powerSwitchesKw = 0;
   double powerOpticsKw = 0;
   double powerTotalKw = 0;
 };
 
 /// \brief Computes the figures of a fabric (routing must have been built, groups optional).
-FabricFigures ComputeFigures(const Fabric& fabric, const FabricRouting& routing, const std::string& kind,
+FabricFigures ComputeFigures(const Fabric& fabric,
+                             const FabricRouting& routing,
+                             const std::string& kind,
                              const PowerModel& power);
 
 nlohmann::json FiguresToJson(const FabricFigures& f);

@@ -11,13 +11,13 @@ namespace mrcsim
 {
 
 FabricRouting::FabricRouting(const Fabric& fabric, bool groups)
-  : m_fabric(fabric),
-    m_groups(groups),
-    m_numPlanes(fabric.NumPlanes()),
-    m_linkUp(fabric.NumLinks(), 1),
-    m_ordinal(fabric.NumVertices(), 0),
-    m_attach(fabric.NumGpus() * static_cast<size_t>(fabric.NumPlanes())),
-    m_planes(fabric.NumPlanes())
+  : m_fabric(fabric)
+  , m_groups(groups)
+  , m_numPlanes(fabric.NumPlanes())
+  , m_linkUp(fabric.NumLinks(), 1)
+  , m_ordinal(fabric.NumVertices(), 0)
+  , m_attach(fabric.NumGpus() * static_cast<size_t>(fabric.NumPlanes()))
+  , m_planes(fabric.NumPlanes())
 {
   for (int p = 0; p < m_numPlanes; ++p)
   {
@@ -88,8 +88,9 @@ FabricRouting::Update()
   // Planes are independent: build them on all cores. Each plane's result depends only on the
   // fabric and link state, so the thread count never changes the tables.
   unsigned workers = std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()), dirty.size());
-  std::atomic<size_t> next{0};
-  auto work = [&]() {
+  std::atomic<size_t> next{ 0 };
+  auto work = [&]()
+  {
     for (size_t i = next++; i < dirty.size(); i = next++)
     {
       BuildPlane(dirty[i]);
@@ -151,7 +152,7 @@ FabricRouting::BuildPlane(int p)
       PortPeer peer = m_fabric.Peer(v, port);
       if (m_fabric.Node(peer.node).role == NodeRole::Switch && m_linkUp[peer.link])
       {
-        pl.arcs.push_back(Arc{m_ordinal[peer.node], port, peer.port});
+        pl.arcs.push_back(Arc{ m_ordinal[peer.node], port, peer.port });
       }
     }
     pl.arcStart[s + 1] = static_cast<uint32_t>(pl.arcs.size());
@@ -308,7 +309,7 @@ PortGroup
 FabricRouting::Group(const Plane& pl, uint32_t gid) const
 {
   uint32_t b = pl.groupStart[gid];
-  return PortGroup{pl.groupPorts.data() + b, pl.groupStart[gid + 1] - b};
+  return PortGroup{ pl.groupPorts.data() + b, pl.groupStart[gid + 1] - b };
 }
 
 PortGroup
@@ -337,7 +338,7 @@ FabricRouting::EcmpGroup(VertexId sw, uint32_t dstGpu) const
   }
   if (a.leaf == sw)
   {
-    return PortGroup{&a.leafPort, 1};
+    return PortGroup{ &a.leafPort, 1 };
   }
   return EcmpGroupToLeaf(sw, a.leafIndex);
 }
@@ -362,7 +363,7 @@ FabricRouting::Path(uint32_t srcGpu, uint32_t dstGpu, int plane, uint64_t choice
     }
     uint16_t port = g[static_cast<uint32_t>(choice % g.size)];
     choice /= g.size;
-    path.push_back(PathHop{sw, port});
+    path.push_back(PathHop{ sw, port });
     PortPeer next = m_fabric.Peer(sw, port);
     if (m_fabric.Node(next.node).role == NodeRole::Gpu)
     {
@@ -475,8 +476,8 @@ FabricRouting::CheckPath(const std::vector<PathHop>& path, uint32_t srcGpu, uint
     }
     if (last && (peer.node != m_fabric.Gpu(dstGpu) || peer.port != d.gpuPort))
     {
-      return "path ends at " + m_fabric.VertexName(peer.node) + " port " + std::to_string(peer.port) +
-             ", not gpu" + std::to_string(dstGpu) + " port " + std::to_string(d.gpuPort);
+      return "path ends at " + m_fabric.VertexName(peer.node) + " port " + std::to_string(peer.port) + ", not gpu" +
+             std::to_string(dstGpu) + " port " + std::to_string(d.gpuPort);
     }
   }
   int dist = Distance(s.leaf, d.leafIndex);

@@ -35,11 +35,11 @@ struct PortGroup
 struct Attachment
 {
   VertexId leaf;
-  uint32_t leafIndex;  ///< index of the leaf among the plane's tier-0 switches
-  uint16_t leafPort;   ///< port at the leaf facing the GPU
-  uint16_t gpuPort;    ///< NIC port
+  uint32_t leafIndex; ///< index of the leaf among the plane's tier-0 switches
+  uint16_t leafPort;  ///< port at the leaf facing the GPU
+  uint16_t gpuPort;   ///< NIC port
   uint32_t link;
-  bool valid = false;  ///< the GPU has a port in this plane
+  bool valid = false; ///< the GPU has a port in this plane
 };
 
 /// \brief Reachability between GPU pairs (ordered pairs, a != b).
@@ -129,9 +129,9 @@ private:
 
   struct Plane
   {
-    std::vector<VertexId> switches;   ///< by ordinal
-    std::vector<uint32_t> leaves;     ///< leaf index -> switch ordinal
-    std::vector<uint32_t> arcStart;   ///< CSR over live switch-to-switch links
+    std::vector<VertexId> switches; ///< by ordinal
+    std::vector<uint32_t> leaves;   ///< leaf index -> switch ordinal
+    std::vector<uint32_t> arcStart; ///< CSR over live switch-to-switch links
     std::vector<Arc> arcs;
     std::vector<uint8_t> dist;        ///< [leaf][ordinal], switch hops; kInf unreachable
     std::vector<uint32_t> table;      ///< [ordinal][leaf] -> group id, kLocal, kNoRoute
@@ -149,8 +149,8 @@ private:
   bool m_groups;
   int m_numPlanes;
   std::vector<uint8_t> m_linkUp;
-  std::vector<uint32_t> m_ordinal;   ///< vertex -> ordinal within its plane (switches)
-  std::vector<Attachment> m_attach;  ///< [gpu][plane]
+  std::vector<uint32_t> m_ordinal;  ///< vertex -> ordinal within its plane (switches)
+  std::vector<Attachment> m_attach; ///< [gpu][plane]
   std::vector<Plane> m_planes;
 };
 

@@ -12,7 +12,7 @@ namespace mrcsim
 const std::vector<std::string>&
 FabricKinds()
 {
-  static const std::vector<std::string> kinds{"multiplane", "fat_tree", "rail_optimized", "graphml"};
+  static const std::vector<std::string> kinds{ "multiplane", "fat_tree", "rail_optimized", "graphml" };
   return kinds;
 }
 
@@ -39,15 +39,23 @@ ParseFabricSpec(JsonReader& r)
   FabricSpec s;
   s.kind = r.Choice("kind", FabricKinds());
   static const std::map<std::string, std::vector<std::string>> keys{
-    {"multiplane",
-     {"planes", "port_rate_gbps", "gpus", "t0_down_ports", "t0_up_ports", "t0_per_plane", "t1_per_plane",
-      "switch_ports", "link_delay_ns", "nic_port_planes"}},
-    {"fat_tree", {"tiers", "radix", "port_rate_gbps", "gpus", "link_delay_ns"}},
-    {"rail_optimized", {"tiers", "radix", "port_rate_gbps", "gpus", "link_delay_ns", "gpus_per_server"}},
-    {"graphml", {"file"}},
+    { "multiplane",
+      { "planes",
+        "port_rate_gbps",
+        "gpus",
+        "t0_down_ports",
+        "t0_up_ports",
+        "t0_per_plane",
+        "t1_per_plane",
+        "switch_ports",
+        "link_delay_ns",
+        "nic_port_planes" } },
+    { "fat_tree", { "tiers", "radix", "port_rate_gbps", "gpus", "link_delay_ns" } },
+    { "rail_optimized", { "tiers", "radix", "port_rate_gbps", "gpus", "link_delay_ns", "gpus_per_server" } },
+    { "graphml", { "file" } },
   };
   std::vector<std::string> allowed = keys.at(s.kind);
-  allowed.insert(allowed.end(), {"name", "power"});
+  allowed.insert(allowed.end(), { "name", "power" });
   r.Expect(allowed);
   s.name = r.String("name", s.kind);
   if (r.Has("power"))
@@ -107,18 +115,18 @@ ReadFabricSpecFile(const std::string& file)
 nlohmann::json
 FabricSpecToJson(const FabricSpec& s)
 {
-  nlohmann::json j{{"kind", s.kind}, {"name", s.name}};
-  j["power"] = {{"switch_watts", s.power.switchWatts}, {"port_watts_per_100g", s.power.portWattsPer100G}};
+  nlohmann::json j{ { "kind", s.kind }, { "name", s.name } };
+  j["power"] = { { "switch_watts", s.power.switchWatts }, { "port_watts_per_100g", s.power.portWattsPer100G } };
   if (s.kind == "multiplane")
   {
     const MultiplaneSpec& m = s.multiplane;
-    j.update({{"planes", m.planes},
-              {"port_rate_gbps", m.portRateGbps},
-              {"gpus", m.gpus},
-              {"t0_down_ports", m.t0DownPorts},
-              {"t0_up_ports", m.t0UpPorts},
-              {"t1_per_plane", m.t1PerPlane},
-              {"link_delay_ns", m.linkDelayNs}});
+    j.update({ { "planes", m.planes },
+               { "port_rate_gbps", m.portRateGbps },
+               { "gpus", m.gpus },
+               { "t0_down_ports", m.t0DownPorts },
+               { "t0_up_ports", m.t0UpPorts },
+               { "t1_per_plane", m.t1PerPlane },
+               { "link_delay_ns", m.linkDelayNs } });
     if (m.t0PerPlane)
       j["t0_per_plane"] = m.t0PerPlane;
     if (m.switchPorts)
@@ -129,11 +137,11 @@ FabricSpecToJson(const FabricSpec& s)
   else if (s.kind == "fat_tree" || s.kind == "rail_optimized")
   {
     const FatTreeSpec& f = s.fatTree;
-    j.update({{"tiers", f.tiers},
-              {"radix", f.radix},
-              {"port_rate_gbps", f.portRateGbps},
-              {"gpus", f.gpus},
-              {"link_delay_ns", f.linkDelayNs}});
+    j.update({ { "tiers", f.tiers },
+               { "radix", f.radix },
+               { "port_rate_gbps", f.portRateGbps },
+               { "gpus", f.gpus },
+               { "link_delay_ns", f.linkDelayNs } });
     if (s.kind == "rail_optimized")
       j["gpus_per_server"] = f.gpusPerServer;
   }
@@ -158,9 +166,8 @@ FatTreeMaxGpus(int tiers, uint32_t radix)
 void
 CheckFabricSpec(const FabricSpec& s, const std::string& where)
 {
-  auto fail = [&](const std::string& key, const std::string& msg) {
-    throw SpecError(where + (where.back() == '/' ? "" : "/") + key + ": " + msg);
-  };
+  auto fail = [&](const std::string& key, const std::string& msg)
+  { throw SpecError(where + (where.back() == '/' ? "" : "/") + key + ": " + msg); };
   if (s.kind == "multiplane")
   {
     const MultiplaneSpec& m = s.multiplane;
@@ -168,23 +175,26 @@ CheckFabricSpec(const FabricSpec& s, const std::string& where)
       fail("planes", "must be at least 1, got " + std::to_string(m.planes));
     uint64_t minT0 = (static_cast<uint64_t>(m.gpus) + m.t0DownPorts - 1) / m.t0DownPorts;
     if (m.t0PerPlane && m.t0PerPlane < minT0)
-      fail("t0_per_plane", std::to_string(m.t0PerPlane) + " T0s x " + std::to_string(m.t0DownPorts) +
-                               " down ports cannot hold " + std::to_string(m.gpus) + " GPUs; need at least " +
-                               std::to_string(minT0));
+      fail("t0_per_plane",
+           std::to_string(m.t0PerPlane) + " T0s x " + std::to_string(m.t0DownPorts) + " down ports cannot hold " +
+             std::to_string(m.gpus) + " GPUs; need at least " + std::to_string(minT0));
     if (m.t0UpPorts % m.t1PerPlane != 0)
-      fail("t0_up_ports", std::to_string(m.t0UpPorts) + " up ports cannot be spread evenly over " +
-                              std::to_string(m.t1PerPlane) + " T1s; use a multiple of t1_per_plane");
+      fail("t0_up_ports",
+           std::to_string(m.t0UpPorts) + " up ports cannot be spread evenly over " + std::to_string(m.t1PerPlane) +
+             " T1s; use a multiple of t1_per_plane");
     uint64_t t0 = m.t0PerPlane ? m.t0PerPlane : minT0;
     uint64_t t1Down = t0 * m.t0UpPorts / m.t1PerPlane;
     if (m.switchPorts)
     {
       if (m.t0DownPorts + m.t0UpPorts > m.switchPorts)
-        fail("switch_ports", "a T0 needs " + std::to_string(m.t0DownPorts + m.t0UpPorts) + " ports (down + up), but switches have " +
-                                 std::to_string(m.switchPorts));
+        fail("switch_ports",
+             "a T0 needs " + std::to_string(m.t0DownPorts + m.t0UpPorts) + " ports (down + up), but switches have " +
+               std::to_string(m.switchPorts));
       if (t1Down > m.switchPorts)
-        fail("switch_ports", "each T1 needs " + std::to_string(t1Down) + " down ports (" + std::to_string(t0) +
-                                 " T0s x " + std::to_string(m.t0UpPorts / m.t1PerPlane) +
-                                 " links), but switches have " + std::to_string(m.switchPorts));
+        fail("switch_ports",
+             "each T1 needs " + std::to_string(t1Down) + " down ports (" + std::to_string(t0) + " T0s x " +
+               std::to_string(m.t0UpPorts / m.t1PerPlane) + " links), but switches have " +
+               std::to_string(m.switchPorts));
     }
     if (t1Down > 65535)
       fail("t1_per_plane", "each T1 would need " + std::to_string(t1Down) + " ports; at most 65535");
@@ -195,8 +205,8 @@ CheckFabricSpec(const FabricSpec& s, const std::string& where)
       for (int p = 0; p < static_cast<int>(sorted.size()); ++p)
       {
         if (static_cast<int>(sorted.size()) != m.planes || sorted[p] != p)
-          fail("nic_port_planes", "must list each plane 0.." + std::to_string(m.planes - 1) +
-                                      " exactly once (one NIC port per plane)");
+          fail("nic_port_planes",
+               "must list each plane 0.." + std::to_string(m.planes - 1) + " exactly once (one NIC port per plane)");
       }
     }
   }
@@ -209,21 +219,23 @@ CheckFabricSpec(const FabricSpec& s, const std::string& where)
       fail("tiers", "expected 2, 3 or 4, got " + std::to_string(f.tiers));
     uint64_t max = FatTreeMaxGpus(f.tiers, f.radix);
     if (f.gpus > max)
-      fail("gpus", std::to_string(f.gpus) + " GPUs do not fit a " + std::to_string(f.tiers) + "-tier fat tree of radix " +
-                       std::to_string(f.radix) + " (at most " + std::to_string(max) + "); add a tier or use a larger radix");
+      fail("gpus",
+           std::to_string(f.gpus) + " GPUs do not fit a " + std::to_string(f.tiers) + "-tier fat tree of radix " +
+             std::to_string(f.radix) + " (at most " + std::to_string(max) + "); add a tier or use a larger radix");
     if (s.kind == "rail_optimized")
     {
       if (f.gpus % f.gpusPerServer != 0)
-        fail("gpus_per_server", std::to_string(f.gpus) + " GPUs are not a whole number of servers of " +
-                                    std::to_string(f.gpusPerServer));
+        fail("gpus_per_server",
+             std::to_string(f.gpus) + " GPUs are not a whole number of servers of " + std::to_string(f.gpusPerServer));
       // Each leaf holds GPU r of radix/2 servers, so a partly filled server group still takes G leaves.
       uint64_t h = f.radix / 2;
       uint64_t servers = f.gpus / f.gpusPerServer;
       uint64_t leaves = (servers + h - 1) / h * f.gpusPerServer;
       uint64_t maxLeaves = max / h;
       if (leaves > maxLeaves)
-        fail("gpus_per_server", "rails of " + std::to_string(f.gpusPerServer) + " GPUs need " + std::to_string(leaves) +
-                                    " leaves; the fat tree holds " + std::to_string(maxLeaves));
+        fail("gpus_per_server",
+             "rails of " + std::to_string(f.gpusPerServer) + " GPUs need " + std::to_string(leaves) +
+               " leaves; the fat tree holds " + std::to_string(maxLeaves));
     }
   }
   else if (s.kind == "graphml")

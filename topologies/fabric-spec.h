@@ -18,13 +18,13 @@ namespace mrcsim
 struct MultiplaneSpec
 {
   int planes = 8;
-  double portRateGbps = 100;      ///< every link (NIC port, T0 up and down ports)
+  double portRateGbps = 100; ///< every link (NIC port, T0 up and down ports)
   uint32_t gpus = 0;
-  uint32_t t0DownPorts = 0;       ///< GPU-facing ports per T0
-  uint32_t t0UpPorts = 0;         ///< T1-facing ports per T0 (spread evenly over the T1s)
-  uint32_t t0PerPlane = 0;        ///< 0: ceil(gpus / t0DownPorts)
+  uint32_t t0DownPorts = 0; ///< GPU-facing ports per T0
+  uint32_t t0UpPorts = 0;   ///< T1-facing ports per T0 (spread evenly over the T1s)
+  uint32_t t0PerPlane = 0;  ///< 0: ceil(gpus / t0DownPorts)
   uint32_t t1PerPlane = 0;
-  uint32_t switchPorts = 0;       ///< switch radix; 0: not checked
+  uint32_t switchPorts = 0; ///< switch radix; 0: not checked
   uint32_t linkDelayNs = 1000;
   std::vector<int> nicPortPlanes; ///< plane of NIC port i; empty: port i -> plane i
 };
@@ -44,15 +44,15 @@ struct FatTreeSpec
 /// \brief Power estimate parameters (assumptions, not measurements; override per study).
 struct PowerModel
 {
-  double switchWatts = 750;       ///< per switch without optics (51.2 Tb/s class system)
-  double portWattsPer100G = 2.0;  ///< per link end, optics and SerDes, per 100 Gb/s of port rate
+  double switchWatts = 750;      ///< per switch without optics (51.2 Tb/s class system)
+  double portWattsPer100G = 2.0; ///< per link end, optics and SerDes, per 100 Gb/s of port rate
 };
 
 /// \brief Any fabric the generator can build.
 struct FabricSpec
 {
   std::string name = "fabric";
-  std::string kind;               ///< "multiplane", "fat_tree", "rail_optimized", "graphml"
+  std::string kind; ///< "multiplane", "fat_tree", "rail_optimized", "graphml"
   MultiplaneSpec multiplane;
   FatTreeSpec fatTree;
   std::string graphmlFile;

@@ -6,10 +6,7 @@
 namespace mrcsim
 {
 
-Fabric::Fabric(std::string name)
-  : m_name(std::move(name))
-{
-}
+Fabric::Fabric(std::string name) : m_name(std::move(name)) {}
 
 VertexId
 Fabric::AddGpu()
@@ -110,7 +107,7 @@ Fabric::Peer(VertexId v, uint16_t port) const
   const FabricLink& l = m_graph[*it];
   // Self-links are refused, so v is endpoint a exactly when it is the recorded a.
   bool vIsA = m_links[l.id].first == v;
-  return PortPeer{w, vIsA ? l.portB : l.portA, l.id};
+  return PortPeer{ w, vIsA ? l.portB : l.portA, l.id };
 }
 
 const FabricLink&
@@ -124,7 +121,7 @@ std::pair<VertexId, VertexId>
 Fabric::Ends(uint32_t id) const
 {
   auto [a, port] = m_links[id];
-  return {a, Peer(a, port).node};
+  return { a, Peer(a, port).node };
 }
 
 std::string
@@ -159,8 +156,8 @@ Fabric::Validate() const
     if (na.role == NodeRole::Switch && nb.role == NodeRole::Switch && na.plane != nb.plane)
     {
       throw std::runtime_error("link " + std::to_string(id) + " joins plane " + std::to_string(na.plane) +
-                               " to plane " + std::to_string(nb.plane) + " (" + VertexName(a) + ", " +
-                               VertexName(b) + "); planes never forward into each other");
+                               " to plane " + std::to_string(nb.plane) + " (" + VertexName(a) + ", " + VertexName(b) +
+                               "); planes never forward into each other");
     }
   }
   for (VertexId g : m_gpus)

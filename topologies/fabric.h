@@ -24,27 +24,26 @@ enum class NodeRole : uint8_t
 struct FabricNode
 {
   NodeRole role = NodeRole::Gpu;
-  int16_t tier = -1;   ///< switch tier (0 = leaf); -1 for GPUs
-  int16_t plane = -1;  ///< plane of a switch; -1 for GPUs (a GPU touches every plane)
-  uint32_t index = 0;  ///< index among the GPUs, or among the switches of (plane, tier)
-  uint16_t usid = 0;   ///< SRv6 node uSID of a switch, unique within its plane (0 for GPUs)
+  int16_t tier = -1;  ///< switch tier (0 = leaf); -1 for GPUs
+  int16_t plane = -1; ///< plane of a switch; -1 for GPUs (a GPU touches every plane)
+  uint32_t index = 0; ///< index among the GPUs, or among the switches of (plane, tier)
+  uint16_t usid = 0;  ///< SRv6 node uSID of a switch, unique within its plane (0 for GPUs)
 };
 
 /// \brief Edge properties: one full-duplex link. Endpoint a is the boost source vertex.
 struct FabricLink
 {
-  uint32_t id = 0;        ///< dense link id, 0..NumLinks()-1, in creation order
-  uint64_t rateBps = 0;   ///< line rate, bits per second
-  uint32_t delayNs = 0;   ///< one-way propagation delay, nanoseconds
-  uint16_t portA = 0;     ///< port number at endpoint a
-  uint16_t portB = 0;     ///< port number at endpoint b
-  int16_t plane = -1;     ///< plane this link belongs to
+  uint32_t id = 0;      ///< dense link id, 0..NumLinks()-1, in creation order
+  uint64_t rateBps = 0; ///< line rate, bits per second
+  uint32_t delayNs = 0; ///< one-way propagation delay, nanoseconds
+  uint16_t portA = 0;   ///< port number at endpoint a
+  uint16_t portB = 0;   ///< port number at endpoint b
+  int16_t plane = -1;   ///< plane this link belongs to
 };
 
 /// Out-edges in vectors: links are never erased from the graph (a failed link is marked down in
 /// FabricRouting), so out-edge order is insertion order, which is port order.
-using FabricGraph =
-  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, FabricNode, FabricLink>;
+using FabricGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, FabricNode, FabricLink>;
 using VertexId = FabricGraph::vertex_descriptor;
 using EdgeId = FabricGraph::edge_descriptor;
 
@@ -112,7 +111,7 @@ private:
   /// By link id: endpoint a and its port. Edge descriptors would point into one graph object's
   /// storage and dangle once the fabric is copied; (vertex, port) stays valid.
   std::vector<std::pair<VertexId, uint16_t>> m_links;
-  std::vector<VertexId> m_gpus;                         ///< by GPU index
+  std::vector<VertexId> m_gpus;                               ///< by GPU index
   std::vector<std::vector<std::vector<VertexId>>> m_switches; ///< [plane][tier][index]
   int m_numPlanes = 0;
   int m_numTiers = 0;

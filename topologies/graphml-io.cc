@@ -41,15 +41,14 @@ WriteFabricGraphml(const Fabric& fabric, std::ostream& out)
     [&g](VertexId v) { return std::string(g[v].role == NodeRole::Gpu ? "gpu" : "switch"); });
   auto tier = boost::make_function_property_map<VertexId, int>([&g](VertexId v) { return int(g[v].tier); });
   auto plane = boost::make_function_property_map<VertexId, int>([&g](VertexId v) { return int(g[v].plane); });
-  auto rate = boost::make_function_property_map<EdgeId, long>(
-    [&g](EdgeId e) { return static_cast<long>(g[e].rateBps); });
-  auto delay = boost::make_function_property_map<EdgeId, long>(
-    [&g](EdgeId e) { return static_cast<long>(g[e].delayNs); });
+  auto rate =
+    boost::make_function_property_map<EdgeId, long>([&g](EdgeId e) { return static_cast<long>(g[e].rateBps); });
+  auto delay =
+    boost::make_function_property_map<EdgeId, long>([&g](EdgeId e) { return static_cast<long>(g[e].delayNs); });
   dp.property("role", role);
   dp.property("tier", tier);
   dp.property("plane", plane);
-  auto id = boost::make_function_property_map<EdgeId, long>(
-    [&g](EdgeId e) { return static_cast<long>(g[e].id); });
+  auto id = boost::make_function_property_map<EdgeId, long>([&g](EdgeId e) { return static_cast<long>(g[e].id); });
   dp.property("rate_bps", rate);
   dp.property("delay_ns", delay);
   dp.property("link", id);
@@ -128,7 +127,9 @@ ReadFabricGraphml(std::istream& in, const std::string& origin)
     }
     try
     {
-      f.AddLink(boost::source(*it, raw), boost::target(*it, raw), static_cast<uint64_t>(l.rateBps),
+      f.AddLink(boost::source(*it, raw),
+                boost::target(*it, raw),
+                static_cast<uint64_t>(l.rateBps),
                 static_cast<uint32_t>(l.delayNs));
     }
     catch (const std::exception& e)

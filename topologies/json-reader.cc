@@ -31,9 +31,9 @@ Joined(const std::vector<std::string>& xs)
 } // namespace
 
 JsonReader::JsonReader(const nlohmann::json& object, std::string origin, std::string path)
-  : m_object(object),
-    m_origin(std::move(origin)),
-    m_path(std::move(path))
+  : m_object(object)
+  , m_origin(std::move(origin))
+  , m_path(std::move(path))
 {
   if (!m_object.is_object())
   {
@@ -138,8 +138,8 @@ JsonReader::Int(const std::string& key, int64_t lo, int64_t hi)
   {
     Fail(key, "expected a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + Shown(v));
   }
-  int64_t x = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX
-                                                                                             : v.get<int64_t>();
+  int64_t x =
+    v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : v.get<int64_t>();
   if (x < lo || x > hi)
   {
     Fail(key, "expected a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + Shown(v));

@@ -10,7 +10,13 @@ namespace
 {
 
 FabricSpec
-Multiplane(const std::string& name, int planes, double gbps, uint32_t gpus, uint32_t down, uint32_t up, uint32_t t1,
+Multiplane(const std::string& name,
+           int planes,
+           double gbps,
+           uint32_t gpus,
+           uint32_t down,
+           uint32_t up,
+           uint32_t t1,
            uint32_t radix)
 {
   FabricSpec s;
@@ -46,27 +52,37 @@ const std::vector<Preset>&
 Presets()
 {
   static const std::vector<Preset> presets{
-    {"multiplane-131k", "131,072 GPUs, 8 x 100G planes, 512 T0 (256 down/256 up) + 256 T1 per plane",
-     Multiplane("multiplane-131k", 8, 100, 131072, 256, 256, 256, 512)},
-    {"multiplane-8k", "8,192 GPUs, 8 x 100G planes, 32 T0 + 16 T1 per plane (16 links per T0-T1 pair)",
-     Multiplane("multiplane-8k", 8, 100, 8192, 256, 256, 16, 512)},
-    {"multiplane-1k", "1,024 GPUs, 8 x 100G planes, 32 T0 (32 down/32 up) + 16 T1 per plane",
-     Multiplane("multiplane-1k", 8, 100, 1024, 32, 32, 16, 512)},
-    {"multiplane-512", "512 GPUs, 8 x 100G planes, 16 T0 (32 down/32 up) + 16 T1 per plane",
-     Multiplane("multiplane-512", 8, 100, 512, 32, 32, 16, 512)},
-    {"multiplane-64", "64 GPUs, 8 x 100G planes, 4 T0 (16 down/16 up) + 8 T1 per plane",
-     Multiplane("multiplane-64", 8, 100, 64, 16, 16, 8, 512)},
-    {"multiplane-1k-4x200", "1,024 GPUs, 4 x 200G planes, 16 T0 (64 down/64 up) + 32 T1 per plane",
-     Multiplane("multiplane-1k-4x200", 4, 200, 1024, 64, 64, 32, 256)},
-    {"perm-8192", "8,192 GPUs on one 800G plane: 128 T0 (64 down/64 up) + 64 T1 (the MRC benchmark fabric)",
-     Multiplane("perm-8192", 1, 800, 8192, 64, 64, 64, 128)},
-    {"fat-tree-2tier-2k", "2,048 GPUs, 2-tier fat tree of 64 x 800G switches", FatTree("fat-tree-2tier-2k", 2, 2048)},
-    {"fat-tree-3tier-64k", "65,536 GPUs, 3-tier fat tree of 64 x 800G switches",
-     FatTree("fat-tree-3tier-64k", 3, 65536)},
-    {"fat-tree-4tier-131k", "131,072 GPUs, 4-tier fat tree of 64 x 800G switches",
-     FatTree("fat-tree-4tier-131k", 4, 131072)},
-    {"rail-optimized-8k", "8,192 GPUs in servers of 8, rail-optimised 3-tier fat tree of 64 x 800G switches",
-     FatTree("rail-optimized-8k", 3, 8192, 8)},
+    { "multiplane-131k",
+      "131,072 GPUs, 8 x 100G planes, 512 T0 (256 down/256 up) + 256 T1 per plane",
+      Multiplane("multiplane-131k", 8, 100, 131072, 256, 256, 256, 512) },
+    { "multiplane-8k",
+      "8,192 GPUs, 8 x 100G planes, 32 T0 + 16 T1 per plane (16 links per T0-T1 pair)",
+      Multiplane("multiplane-8k", 8, 100, 8192, 256, 256, 16, 512) },
+    { "multiplane-1k",
+      "1,024 GPUs, 8 x 100G planes, 32 T0 (32 down/32 up) + 16 T1 per plane",
+      Multiplane("multiplane-1k", 8, 100, 1024, 32, 32, 16, 512) },
+    { "multiplane-512",
+      "512 GPUs, 8 x 100G planes, 16 T0 (32 down/32 up) + 16 T1 per plane",
+      Multiplane("multiplane-512", 8, 100, 512, 32, 32, 16, 512) },
+    { "multiplane-64",
+      "64 GPUs, 8 x 100G planes, 4 T0 (16 down/16 up) + 8 T1 per plane",
+      Multiplane("multiplane-64", 8, 100, 64, 16, 16, 8, 512) },
+    { "multiplane-1k-4x200",
+      "1,024 GPUs, 4 x 200G planes, 16 T0 (64 down/64 up) + 32 T1 per plane",
+      Multiplane("multiplane-1k-4x200", 4, 200, 1024, 64, 64, 32, 256) },
+    { "perm-8192",
+      "8,192 GPUs on one 800G plane: 128 T0 (64 down/64 up) + 64 T1 (the MRC benchmark fabric)",
+      Multiplane("perm-8192", 1, 800, 8192, 64, 64, 64, 128) },
+    { "fat-tree-2tier-2k", "2,048 GPUs, 2-tier fat tree of 64 x 800G switches", FatTree("fat-tree-2tier-2k", 2, 2048) },
+    { "fat-tree-3tier-64k",
+      "65,536 GPUs, 3-tier fat tree of 64 x 800G switches",
+      FatTree("fat-tree-3tier-64k", 3, 65536) },
+    { "fat-tree-4tier-131k",
+      "131,072 GPUs, 4-tier fat tree of 64 x 800G switches",
+      FatTree("fat-tree-4tier-131k", 4, 131072) },
+    { "rail-optimized-8k",
+      "8,192 GPUs in servers of 8, rail-optimised 3-tier fat tree of 64 x 800G switches",
+      FatTree("rail-optimized-8k", 3, 8192, 8) },
   };
   return presets;
 }

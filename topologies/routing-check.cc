@@ -6,7 +6,10 @@ namespace mrcsim
 {
 
 RoutingCheckResult
-CheckRouting(const FabricRouting& routing, uint64_t samples, uint64_t seed, uint32_t exhaustiveGpus,
+CheckRouting(const FabricRouting& routing,
+             uint64_t samples,
+             uint64_t seed,
+             uint32_t exhaustiveGpus,
              uint32_t choicesPerPair)
 {
   RoutingCheckResult r;
@@ -34,7 +37,8 @@ CheckRouting(const FabricRouting& routing, uint64_t samples, uint64_t seed, uint
     return r;
   }
 
-  auto walk = [&](uint32_t src, uint32_t dst, int plane, uint64_t choice) {
+  auto walk = [&](uint32_t src, uint32_t dst, int plane, uint64_t choice)
+  {
     bool reachable = routing.Reachable(src, dst, plane);
     std::vector<PathHop> path = routing.Path(src, dst, plane, choice);
     if (path.empty())
@@ -49,15 +53,15 @@ CheckRouting(const FabricRouting& routing, uint64_t samples, uint64_t seed, uint
     }
     if (!reachable)
     {
-      r.firstError = "gpu" + std::to_string(src) + " -> gpu" + std::to_string(dst) + " plane " +
-                     std::to_string(plane) + ": a path to an unreachable GPU";
+      r.firstError = "gpu" + std::to_string(src) + " -> gpu" + std::to_string(dst) + " plane " + std::to_string(plane) +
+                     ": a path to an unreachable GPU";
       return;
     }
     std::string err = routing.CheckPath(path, src, dst, plane);
     if (!err.empty())
     {
-      r.firstError = "gpu" + std::to_string(src) + " -> gpu" + std::to_string(dst) + " plane " +
-                     std::to_string(plane) + " choice " + std::to_string(choice) + ": " + err;
+      r.firstError = "gpu" + std::to_string(src) + " -> gpu" + std::to_string(dst) + " plane " + std::to_string(plane) +
+                     " choice " + std::to_string(choice) + ": " + err;
     }
     ++r.pathsWalked;
   };

@@ -23,8 +23,11 @@ struct RoutingCheckResult
 
 /// \brief Validates routing. Walks every (src, dst, plane) and `choicesPerPair` path choices
 /// when the fabric has at most `exhaustiveGpus` GPUs, else `samples` random ones (fixed seed).
-RoutingCheckResult CheckRouting(const FabricRouting& routing, uint64_t samples, uint64_t seed,
-                                uint32_t exhaustiveGpus = 64, uint32_t choicesPerPair = 4);
+RoutingCheckResult CheckRouting(const FabricRouting& routing,
+                                uint64_t samples,
+                                uint64_t seed,
+                                uint32_t exhaustiveGpus = 64,
+                                uint32_t choicesPerPair = 4);
 
 } // namespace mrcsim
 
