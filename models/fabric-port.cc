@@ -123,13 +123,18 @@ FabricPort::IsBusy() const
 Time
 FabricPort::TxTime(uint32_t bytes) const
 {
-  double factor = m_channel ? m_channel->GetRateFactor(this) : 1.0;
-  uint64_t bits = uint64_t(bytes + m_config->FramingBytes()) * 8;
-  if (factor == 1.0)
+  // Integer picoseconds: no floating point on the per-frame path, exact for whole-ps frames.
+  const uint64_t bits = uint64_t(bytes + m_config->FramingBytes()) * 8;
+  uint64_t rate = m_rate.GetBitRate();
+  if (m_channel)
   {
-    return m_rate.CalculateBitsTxTime(bits);
+    double factor = m_channel->GetRateFactor(this);
+    if (factor != 1.0)
+    {
+      rate = static_cast<uint64_t>(double(rate) * factor);
+    }
   }
-  return Seconds(double(bits) / (double(m_rate.GetBitRate()) * factor));
+  return PicoSeconds(static_cast<int64_t>((static_cast<unsigned __int128>(bits) * 1000000000000ull + rate / 2) / rate));
 }
 
 bool
