@@ -28,6 +28,13 @@ MakeFabricPacket(const FabricPacketSpec& s)
     reth.SetDmaLength(s.payloadBytes);
     p->AddHeader(reth);
   }
+  AddRoceHeaders(p, s);
+  return p;
+}
+
+void
+AddRoceHeaders(Ptr<Packet> p, const FabricPacketSpec& s)
+{
   RoceBthHeader bth;
   bth.SetOpcode(s.opcode);
   bth.SetDestQp(s.destQp);
@@ -56,7 +63,6 @@ MakeFabricPacket(const FabricPacketSpec& s)
     ip.SetUsidDestination(mrcsim::FabricRouting::Locator(s.plane), s.usids);
   }
   p->AddHeader(ip);
-  return p;
 }
 
 } // namespace ns3

@@ -33,6 +33,10 @@ struct FabricPacketSpec
   uint32_t payloadBytes = 4096;
 };
 
+/// \brief Puts BTH, UDP and IPv6 headers (as `spec` says) in front of `body`, which already
+/// holds whatever follows the BTH (RETH and payload, AETH, CNP body...).
+void AddRoceHeaders(Ptr<Packet> body, const FabricPacketSpec& spec);
+
 /// \brief A packet with real headers as described; the payload is zero-filled.
 Ptr<Packet> MakeFabricPacket(const FabricPacketSpec& spec);
 

@@ -93,6 +93,12 @@ public:
   uint32_t IngressBytes(uint8_t cls) const { return m_ingress[cls]; }
   bool IsPaused(uint8_t cls) const { return (m_pausedMask >> cls) & 1; }
   bool IsBusy() const;
+  /// \brief When the wire frees up (after the frames already started).
+  Time GetBusyUntil() const
+  {
+    const_cast<FabricPort*>(this)->CatchUp();
+    return m_busyUntil;
+  }
   FabricChannel* GetFabricChannel() const { return PeekPointer(m_channel); }
   FabricPort* GetPeer() const;
   uint64_t TxPackets() const

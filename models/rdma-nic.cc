@@ -1,0 +1,196 @@
+#include "models/rdma-nic.h"
+
+#include "models/fabric-switch.h"
+#include "models/roce-udp-header.h"
+
+#include "ns3/abort.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+TypeId
+RdmaNic::GetTypeId()
+{
+  static TypeId tid = TypeId("ns3::RdmaNic")
+                        .SetParent<Object>()
+                        .AddConstructor<RdmaNic>()
+                        .AddAttribute("Mtu",
+                                      "Payload bytes per data packet.",
+                                      UintegerValue(4096),
+                                      MakeUintegerAccessor(&RdmaNic::m_mtu),
+                                      MakeUintegerChecker<uint32_t>(256, 9000))
+                        .AddAttribute("DataDscp",
+                                      "DSCP of data packets.",
+                                      UintegerValue(26),
+                                      MakeUintegerAccessor(&RdmaNic::m_dataDscp),
+                                      MakeUintegerChecker<uint8_t>(0, 63))
+                        .AddAttribute("ControlDscp",
+                                      "DSCP of ACK, NACK, CNP and probe packets (the fabric's control class).",
+                                      UintegerValue(48),
+                                      MakeUintegerAccessor(&RdmaNic::m_controlDscp),
+                                      MakeUintegerChecker<uint8_t>(0, 63));
+  return tid;
+}
+
+RdmaNic::RdmaNic() = default;
+
+void
+RdmaNic::DoDispose()
+{
+  for (auto& ps : m_ports)
+  {
+    Simulator::Cancel(ps.event);
+  }
+  m_ports.clear();
+  m_qps.clear();
+  m_host = nullptr;
+  Object::DoDispose();
+}
+
+void
+RdmaNic::Attach(Ptr<FabricHost> host)
+{
+  m_host = host;
+  m_ports.resize(host->NumPorts());
+  m_planes.clear();
+  for (uint16_t p = 0; p < host->NumPorts(); ++p)
+  {
+    auto sw = DynamicCast<FabricSwitch>(host->GetPort(p)->GetPeer()->GetNode());
+    NS_ABORT_MSG_IF(!sw, "RdmaNic: NIC port " << p << " of GPU " << host->GetGpuIndex() << " is not wired to a switch");
+    m_planes.push_back(sw->GetPlane());
+  }
+  host->SetReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
+  host->SetLinkStateCallback(MakeCallback(&RdmaNic::LinkState, this));
+}
+
+void
+RdmaNic::AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn)
+{
+  NS_ABORT_MSG_IF(m_qps.count(qpn), "RdmaNic: QP number " << qpn << " already used on GPU " << GetGpu());
+  qp->Bind(this, qpn, remoteGpu, remoteQpn);
+  m_qps[qpn] = qp;
+  for (uint16_t p = 0; p < m_ports.size(); ++p)
+  {
+    if (qp->WantsPort(p))
+    {
+      m_ports[p].qps.push_back(PeekPointer(qp));
+    }
+  }
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::GetQueuePair(uint32_t qpn) const
+{
+  auto it = m_qps.find(qpn);
+  return it == m_qps.end() ? nullptr : it->second;
+}
+
+void
+RdmaNic::NotifyReady(uint16_t port)
+{
+  Schedule(port, Simulator::Now());
+}
+
+void
+RdmaNic::Schedule(uint16_t port, Time at)
+{
+  PortState& ps = m_ports[port];
+  if (ps.event.IsRunning())
+  {
+    if (Time(ps.event.GetTs()) <= at)
+    {
+      return; // an earlier visit will look again
+    }
+    ps.event.Cancel();
+  }
+  ps.event = Simulator::Schedule(at - Simulator::Now(), &RdmaNic::Serve, this, port);
+}
+
+void
+RdmaNic::Serve(uint16_t port)
+{
+  Ptr<FabricPort> wire = m_host->GetPort(port);
+  if (!wire->IsLinkUp())
+  {
+    return; // LinkState wakes the port when it comes back
+  }
+  const Time now = Simulator::Now();
+  Time busy = wire->GetBusyUntil();
+  if (busy > now)
+  {
+    Schedule(port, busy);
+    return;
+  }
+  // Data still queued in the port means its class is paused (PFC): look again one frame later.
+  if (wire->QueueBytes(1) > 0)
+  {
+    Schedule(port, now + wire->TxTime(m_mtu));
+    return;
+  }
+  PortState& ps = m_ports[port];
+  Time earliest = Time::Max();
+  const size_t n = ps.qps.size();
+  for (size_t i = 0; i < n; ++i)
+  {
+    RdmaQueuePair* qp = ps.qps[(ps.next + i) % n];
+    Time retry = Time::Max();
+    Ptr<Packet> packet = qp->NextPacket(port, &retry);
+    if (packet)
+    {
+      ps.next = (ps.next + i + 1) % n;
+      m_host->Send(packet, port);
+      Schedule(port, wire->GetBusyUntil());
+      return;
+    }
+    earliest = std::min(earliest, retry);
+  }
+  if (earliest != Time::Max())
+  {
+    Schedule(port, std::max(earliest, now));
+  }
+}
+
+void
+RdmaNic::SendControl(Ptr<Packet> packet, uint16_t port)
+{
+  m_host->Send(packet, port);
+}
+
+void
+RdmaNic::Receive(Ptr<Packet> packet, uint16_t port)
+{
+  ++m_rxPackets;
+  RdmaRxInfo info;
+  info.port = port;
+  packet->RemoveHeader(info.ip);
+  RoceUdpHeader udp;
+  packet->RemoveHeader(udp);
+  info.entropy = udp.GetSourcePort();
+  packet->RemoveHeader(info.bth);
+  auto it = m_qps.find(info.bth.GetDestQp());
+  if (it == m_qps.end())
+  {
+    ++m_unknownQp;
+    return;
+  }
+  it->second->Receive(info, packet);
+}
+
+void
+RdmaNic::LinkState(uint16_t port, bool up)
+{
+  for (auto& [qpn, qp] : m_qps)
+  {
+    qp->PortStateChanged(port, up);
+  }
+  if (up)
+  {
+    NotifyReady(port);
+  }
+}
+
+} // namespace ns3

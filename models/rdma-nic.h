@@ -1,0 +1,82 @@
+// An RDMA NIC on a GPU host: one port per plane, queue pairs demultiplexed by destination QP,
+// and per-port transmit scheduling. Each port has at most one pending event: the next time it
+// can take a data packet, when it asks its QPs round-robin for one (they apply their own rate
+// limits and windows). Control packets (ACK, NACK, CNP) bypass the scheduler in the control
+// class. Leaves out: PCIe and host memory, WQE/doorbell processing delays, QP context caches.
+#ifndef MRCSIM_MODELS_RDMA_NIC_H
+#define MRCSIM_MODELS_RDMA_NIC_H
+
+#include "models/fabric-host.h"
+#include "models/rdma-queue-pair.h"
+
+#include "ns3/event-id.h"
+#include "ns3/object.h"
+
+#include <map>
+#include <vector>
+
+namespace ns3
+{
+
+/// \brief The RDMA NIC of one GPU.
+class RdmaNic : public Object
+{
+public:
+  static TypeId GetTypeId();
+  RdmaNic();
+
+  /// \brief Attaches the NIC to its host (takes over the host's receive and link callbacks).
+  void Attach(Ptr<FabricHost> host);
+  Ptr<FabricHost> GetHost() const { return m_host; }
+  uint32_t GetGpu() const { return m_host->GetGpuIndex(); }
+  uint16_t NumPorts() const { return m_host->NumPorts(); }
+  /// \brief The plane NIC port `port` is wired to.
+  int PlaneOfPort(uint16_t port) const { return m_planes[port]; }
+
+  /// \brief Adds a QP under number `qpn` (unique on this NIC) bound to its peer.
+  void AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn);
+  Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
+
+  /// \brief A QP has (new) data for `port`: wake that port's scheduler if it is idle.
+  void NotifyReady(uint16_t port);
+  /// \brief Sends a control packet (ACK, NACK, CNP, probe) out of `port` now.
+  void SendControl(Ptr<Packet> packet, uint16_t port);
+
+  /// \brief DSCP of data and of control packets, shared by the QPs.
+  uint8_t DataDscp() const { return m_dataDscp; }
+  uint8_t ControlDscp() const { return m_controlDscp; }
+  uint32_t Mtu() const { return m_mtu; }
+
+  uint64_t RxPackets() const { return m_rxPackets; }
+  uint64_t UnknownQpDrops() const { return m_unknownQp; }
+
+protected:
+  void DoDispose() override;
+
+private:
+  void Receive(Ptr<Packet> packet, uint16_t port);
+  void LinkState(uint16_t port, bool up);
+  void Schedule(uint16_t port, Time at);
+  void Serve(uint16_t port);
+
+  struct PortState
+  {
+    std::vector<RdmaQueuePair*> qps; ///< QPs that may send on this port, served round-robin
+    size_t next = 0;
+    EventId event;
+  };
+
+  Ptr<FabricHost> m_host;
+  std::map<uint32_t, Ptr<RdmaQueuePair>> m_qps;
+  std::vector<PortState> m_ports;
+  std::vector<int> m_planes; ///< plane of each NIC port
+  uint32_t m_mtu;
+  uint8_t m_dataDscp;
+  uint8_t m_controlDscp;
+  uint64_t m_rxPackets = 0;
+  uint64_t m_unknownQp = 0;
+};
+
+} // namespace ns3
+
+#endif
