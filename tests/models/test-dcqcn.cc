@@ -1,0 +1,453 @@
+// Unit tests of the DCQCN reaction point: the cut, alpha decay, fast recovery / additive / hyper
+// increase on exact timer instants, the byte counter, the rate floor, and the absence of events
+// once a QP has recovered.
+#include "models/dcqcn-rate-control.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr uint64_t kLine = 100000000000ULL; // 100 Gb/s
+constexpr uint64_t kRai = 40000000ULL;      // default R_AI, 40 Mb/s
+constexpr uint64_t kRhai = 400000000ULL;    // default R_HAI, 400 Mb/s
+constexpr double kG = 1.0 / 256;
+
+/// Records every Rate trace: (old, new) in bit/s.
+struct RateLog
+{
+  std::vector<uint64_t> newRates;
+  uint64_t maxSeen = 0;
+  uint64_t minSeen = UINT64_MAX;
+  void Connect(Ptr<DcqcnRateControl> rc)
+  {
+    rc->TraceConnectWithoutContext("Rate",
+                                   Callback<void, DataRate, DataRate>(
+                                     [this](DataRate, DataRate now)
+                                     {
+                                       newRates.push_back(now.GetBitRate());
+                                       maxSeen = std::max(maxSeen, now.GetBitRate());
+                                       minSeen = std::min(minSeen, now.GetBitRate());
+                                     }));
+  }
+};
+
+uint64_t
+Rate(Ptr<DcqcnRateControl> rc)
+{
+  return rc->GetRate().GetBitRate();
+}
+
+uint64_t
+Target(Ptr<DcqcnRateControl> rc)
+{
+  return rc->GetTargetRate().GetBitRate();
+}
+
+/// The paper's rate step towards the target: (Rt + Rc) / 2, rounded up.
+uint64_t
+Halfway(uint64_t target, uint64_t rate)
+{
+  return target - (target - rate) / 2;
+}
+
+} // namespace
+
+TEST_CASE("DCQCN: Start runs at line rate; one CNP halves the rate and keeps alpha at 1", "[dcqcn]")
+{
+  auto rc = CreateObject<DcqcnRateControl>();
+  rc->Start(DataRate(kLine));
+  CHECK(Rate(rc) == kLine);
+  CHECK(Target(rc) == kLine);
+  CHECK(rc->GetAlpha() == 1.0);
+  CHECK(rc->IsIdle());
+
+  int checks = 0;
+  Simulator::Schedule(MicroSeconds(10),
+                      [&]
+                      {
+                        rc->OnCnp();
+                        CHECK(Rate(rc) == kLine / 2); // Rc (1 - alpha/2), alpha = 1
+                        CHECK(Target(rc) == kLine);   // Rt = Rc before the cut
+                        CHECK(rc->GetAlpha() == 1.0); // (1 - g) 1 + g
+                        CHECK_FALSE(rc->IsIdle());
+                        ++checks;
+                      });
+  // Just before the first timer instant (10 + 55 us) nothing has changed yet.
+  Simulator::Schedule(MicroSeconds(65) - PicoSeconds(1),
+                      [&]
+                      {
+                        CHECK(Rate(rc) == kLine / 2);
+                        CHECK(rc->GetAlpha() == 1.0);
+                        ++checks;
+                      });
+  Simulator::Stop(MicroSeconds(66));
+  Simulator::Run();
+  CHECK(checks == 2);
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN: a second CNP cuts by the current alpha, not by a half", "[dcqcn]")
+{
+  auto rc = CreateObject<DcqcnRateControl>();
+  rc->SetAttribute("InitialAlpha", DoubleValue(0.5));
+  rc->Start(DataRate(kLine));
+  rc->OnCnp(); // alpha 0.5: Rc = 100G * 0.75, alpha = (1-g) 0.5 + g
+  CHECK(Rate(rc) == 75000000000ULL);
+  const double alpha1 = (1 - kG) * 0.5 + kG;
+  CHECK(rc->GetAlpha() == alpha1);
+  rc->OnCnp();
+  CHECK(Target(rc) == 75000000000ULL);
+  CHECK(Rate(rc) == static_cast<uint64_t>(75000000000.0 * (1 - alpha1 / 2)));
+  CHECK(Rate(rc) < 75000000000ULL / 4 * 3);
+  CHECK(rc->GetAlpha() == (1 - kG) * alpha1 + kG);
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN: alpha decays by (1-g) per AlphaUpdatePeriod without CNPs", "[dcqcn]")
+{
+  for (double g : { kG, 1.0 / 16 })
+  {
+    auto rc = CreateObject<DcqcnRateControl>();
+    rc->SetAttribute("G", DoubleValue(g));
+    rc->Start(DataRate(kLine));
+    std::vector<double> traced;
+    rc->TraceConnectWithoutContext("Alpha",
+                                   Callback<void, double, double>([&](double, double a) { traced.push_back(a); }));
+    Simulator::Schedule(Time(0), [&] { rc->OnCnp(); });
+    double expected = 1.0;
+    int checks = 0;
+    for (int k = 0; k <= 6; ++k)
+    {
+      // 1 ns after the k-th alpha timer instant (k x 55 us after the CNP).
+      Simulator::Schedule(MicroSeconds(55 * k) + NanoSeconds(1),
+                          [&, k, expected]
+                          {
+                            CHECK(rc->GetAlpha() == expected);
+                            CHECK(traced.size() == static_cast<size_t>(k));
+                            ++checks;
+                          });
+      expected = (1 - g) * expected;
+    }
+    Simulator::Stop(MicroSeconds(55 * 6 + 10));
+    Simulator::Run();
+    CHECK(checks == 7);
+    CHECK(rc->GetAlpha() < 0.99); // really decayed (guards against a silent no-op)
+    Simulator::Destroy();
+  }
+}
+
+TEST_CASE("DCQCN: recovery by fast recovery, additive and hyper increase, back to line rate, then silence", "[dcqcn]")
+{
+  auto rc = CreateObject<DcqcnRateControl>();
+  rc->SetAttribute("ByteCounter", UintegerValue(1000000));
+  RateLog log;
+  log.Connect(rc);
+  rc->Start(DataRate(kLine));
+
+  // Two CNPs 1 us apart: Rt = 50G, Rc = 25G, alpha = 1; the rate timer runs from t = 1 us.
+  Simulator::Schedule(Time(0), [&] { rc->OnCnp(); });
+  Simulator::Schedule(MicroSeconds(1),
+                      [&]
+                      {
+                        rc->OnCnp();
+                        CHECK(Target(rc) == 50000000000ULL);
+                        CHECK(Rate(rc) == 25000000000ULL);
+                      });
+
+  // Timer stages 0..4 (t = 56, 111, 166, 221, 276 us): F = 5 fast-recovery steps halve the gap to Rt.
+  const uint64_t fast[5] = { 37500000000ULL, 43750000000ULL, 46875000000ULL, 48437500000ULL, 49218750000ULL };
+  int checks = 0;
+  for (int k = 0; k < 5; ++k)
+  {
+    Simulator::Schedule(MicroSeconds(1 + 55 * (k + 1)) - PicoSeconds(1),
+                        [&, k]
+                        {
+                          CHECK(Rate(rc) == (k == 0 ? 25000000000ULL : fast[k - 1]));
+                          ++checks;
+                        });
+    Simulator::Schedule(MicroSeconds(1 + 55 * (k + 1)) + PicoSeconds(1),
+                        [&, k]
+                        {
+                          CHECK(Rate(rc) == fast[k]);
+                          CHECK(Target(rc) == 50000000000ULL);
+                          ++checks;
+                        });
+  }
+  // Timer stages 5 and 6 (t = 331, 386 us): additive increase, Rt += R_AI.
+  Simulator::Schedule(MicroSeconds(331) + PicoSeconds(1),
+                      [&]
+                      {
+                        CHECK(Target(rc) == 50040000000ULL);
+                        CHECK(Rate(rc) == 49629375000ULL);
+                        ++checks;
+                      });
+  Simulator::Schedule(MicroSeconds(386) + PicoSeconds(1),
+                      [&]
+                      {
+                        CHECK(Target(rc) == 50080000000ULL);
+                        CHECK(Rate(rc) == 49854687500ULL);
+                        ++checks;
+                      });
+  // t = 390 us, 7 timer stages done: byte stages 0..5 are additive (min(7, BC) <= F), then
+  // byte stage 6 is hyper with i = min(7, 6) - 5 = 1 and byte stage 7 has i = min(7, 7) - 5 = 2.
+  Simulator::Schedule(MicroSeconds(390),
+                      [&]
+                      {
+                        for (int bc = 0; bc < 8; ++bc)
+                        {
+                          const uint64_t rt = Target(rc);
+                          const uint64_t r = Rate(rc);
+                          rc->OnBytesSent(600000);
+                          CHECK(Target(rc) == rt); // 600 kB < B: no stage
+                          rc->OnBytesSent(400000);
+                          const uint64_t step = bc <= 5 ? kRai : (bc - 5) * kRhai;
+                          CHECK(Target(rc) == rt + step);
+                          CHECK(Rate(rc) == Halfway(rt + step, r));
+                          ++checks;
+                        }
+                      });
+  // t = 441 us: timer stage 7 with 8 byte stages: hyper, i = min(7, 8) - 5 = 2.
+  uint64_t rtBefore = 0;
+  uint64_t rBefore = 0;
+  Simulator::Schedule(MicroSeconds(441) - PicoSeconds(1),
+                      [&]
+                      {
+                        rtBefore = Target(rc);
+                        rBefore = Rate(rc);
+                      });
+  Simulator::Schedule(MicroSeconds(441) + PicoSeconds(1),
+                      [&]
+                      {
+                        CHECK(Target(rc) == rtBefore + 2 * kRhai);
+                        CHECK(Rate(rc) == Halfway(rtBefore + 2 * kRhai, rBefore));
+                        ++checks;
+                      });
+
+  Time lastAlphaChange;
+  rc->TraceConnectWithoutContext(
+    "Alpha", Callback<void, double, double>([&](double, double) { lastAlphaChange = Simulator::Now(); }));
+  Simulator::Stop(Seconds(1)); // a bound, in case the object never went quiet
+  Simulator::Run();
+  CHECK(checks == 5 * 2 + 2 + 8 + 1);
+  CHECK(Rate(rc) == kLine);
+  CHECK(Target(rc) == kLine);
+  CHECK(log.maxSeen == kLine);
+  CHECK(rc->IsIdle());
+  // The alpha timer stopped right after first taking alpha below 1/1024 (alpha was 1 at t = 1 us).
+  const Time end = lastAlphaChange;
+  CHECK(end > MilliSeconds(90));
+  const int64_t periods = (end - MicroSeconds(1)).GetPicoSeconds() / MicroSeconds(55).GetPicoSeconds();
+  CHECK(MicroSeconds(1) + MicroSeconds(55) * periods == end);
+  double alpha = 1.0;
+  double previous = 1.0;
+  for (int64_t k = 0; k < periods; ++k)
+  {
+    previous = alpha;
+    alpha = (1 - kG) * alpha;
+  }
+  CHECK(rc->GetAlpha() == alpha);
+  CHECK(alpha < 1.0 / 1024);
+  CHECK(previous >= 1.0 / 1024);
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN: CNPs every 50 us drive the rate down to MinRate and never below", "[dcqcn]")
+{
+  auto rc = CreateObject<DcqcnRateControl>();
+  rc->SetAttribute("MinRate", DataRateValue(DataRate("3Gb/s")));
+  RateLog log;
+  log.Connect(rc);
+  rc->Start(DataRate(kLine));
+  std::vector<uint64_t> after;
+  for (int k = 0; k < 12; ++k)
+  {
+    Simulator::Schedule(MicroSeconds(50 * k),
+                        [&]
+                        {
+                          rc->OnCnp();
+                          after.push_back(Rate(rc));
+                          CHECK(rc->GetAlpha() == 1.0); // no 55 us gap: alpha never decays
+                        });
+  }
+  Simulator::Stop(MicroSeconds(50 * 11 + 1));
+  Simulator::Run();
+  const std::vector<uint64_t> expected = { 50000000000ULL, 25000000000ULL, 12500000000ULL, 6250000000ULL,
+                                           3125000000ULL,  3000000000ULL,  3000000000ULL,  3000000000ULL,
+                                           3000000000ULL,  3000000000ULL,  3000000000ULL,  3000000000ULL };
+  CHECK(after == expected);
+  CHECK(log.minSeen == 3000000000ULL);
+  // The timers never fired between CNPs: the only rate changes are the 6 distinct cuts (and Start).
+  CHECK(log.newRates.size() == 1 + 5 + 1);
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN: the default MinRate (1 Mb/s) holds under a long CNP storm", "[dcqcn]")
+{
+  auto rc = CreateObject<DcqcnRateControl>();
+  RateLog log;
+  log.Connect(rc);
+  rc->Start(DataRate(kLine));
+  for (int k = 0; k < 40; ++k)
+  {
+    Simulator::Schedule(MicroSeconds(50 * k), [&] { rc->OnCnp(); });
+  }
+  Simulator::Stop(MicroSeconds(50 * 39 + 1));
+  Simulator::Run();
+  CHECK(Rate(rc) == 1000000ULL);
+  CHECK(log.minSeen == 1000000ULL);
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN: the byte counter makes one increase stage per B bytes and restarts on a CNP", "[dcqcn]")
+{
+  auto rc = CreateObject<DcqcnRateControl>();
+  rc->SetAttribute("ByteCounter", UintegerValue(1000000));
+  rc->SetAttribute("RateIncreasePeriod", TimeValue(MilliSeconds(10))); // keep the timer out of the way
+  RateLog log;
+  log.Connect(rc);
+  rc->Start(DataRate(kLine));
+  int checks = 0;
+  Simulator::Schedule(Time(0),
+                      [&]
+                      {
+                        rc->OnCnp();
+                        CHECK(Rate(rc) == 50000000000ULL);
+                      });
+  Simulator::Schedule(MicroSeconds(1),
+                      [&]
+                      {
+                        rc->OnBytesSent(400000);
+                        rc->OnBytesSent(400000);
+                        CHECK(Rate(rc) == 50000000000ULL); // 800 kB < B
+                        rc->OnBytesSent(400000);           // 1.2 MB: stage 0, fast recovery; 200 kB carried
+                        CHECK(Rate(rc) == 75000000000ULL);
+                        rc->OnBytesSent(800000); // exactly B again
+                        CHECK(Rate(rc) == 87500000000ULL);
+                        rc->OnBytesSent(2000000); // two stages at once
+                        CHECK(Rate(rc) == 96875000000ULL);
+                        CHECK(Target(rc) == kLine);
+                        rc->OnBytesSent(500000); // half a stage pending...
+                        CHECK(Rate(rc) == 96875000000ULL);
+                        ++checks;
+                      });
+  Simulator::Schedule(MicroSeconds(3),
+                      [&]
+                      {
+                        rc->OnCnp(); // ...discarded by the CNP
+                        CHECK(Target(rc) == 96875000000ULL);
+                        CHECK(Rate(rc) == 48437500000ULL);
+                        rc->OnBytesSent(600000);
+                        CHECK(Rate(rc) == 48437500000ULL); // would have been a stage with the 500 kB carried over
+                        rc->OnBytesSent(400000);
+                        CHECK(Rate(rc) == 72656250000ULL); // (96.875G + 48.4375G) / 2
+                        ++checks;
+                      });
+  Simulator::Stop(MicroSeconds(4));
+  Simulator::Run();
+  CHECK(checks == 2);
+  // Start, cut, 4 byte-counter increases, cut, 1 increase.
+  CHECK(log.newRates.size() == 8);
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN: no event is scheduled while idle, before a CNP or after recovery", "[dcqcn]")
+{
+  auto rc = CreateObject<DcqcnRateControl>();
+  rc->Start(DataRate(kLine));
+  // Before any CNP: sending at line rate costs nothing.
+  rc->OnBytesSent(100000000);
+  CHECK(rc->IsIdle());
+  Simulator::Schedule(Seconds(1), [] {});
+  uint64_t before = Simulator::GetEventCount();
+  Simulator::Run();
+  CHECK(Simulator::GetEventCount() - before == 1);
+
+  // One CNP, then no congestion: the object goes quiet by itself.
+  Simulator::ScheduleNow([&] { rc->OnCnp(); });
+  before = Simulator::GetEventCount();
+  Simulator::Stop(Seconds(1));
+  Simulator::Run();
+  const uint64_t recoveryEvents = Simulator::GetEventCount() - before; // with the CNP and the Stop
+  CHECK(recoveryEvents > 1000); // the alpha timer really ran (about 1,770 periods to reach 1/1024)
+  CHECK(recoveryEvents < 2000);
+  CHECK(Rate(rc) == kLine);
+  CHECK(rc->IsIdle());
+
+  // A long idle period after recovery, with the QP sending: zero events of ours.
+  Simulator::Schedule(Seconds(10),
+                      [&]
+                      {
+                        for (int i = 0; i < 1000; ++i)
+                        {
+                          rc->OnBytesSent(4096);
+                        }
+                      });
+  before = Simulator::GetEventCount();
+  Simulator::Stop(Seconds(11));
+  Simulator::Run();
+  CHECK(Simulator::GetEventCount() - before == 2); // the sender's burst and the Stop
+  CHECK(rc->IsIdle());
+
+  // And the next CNP restarts the timers.
+  const double alpha = rc->GetAlpha();
+  CHECK(alpha > 0.0);
+  rc->OnCnp();
+  CHECK_FALSE(rc->IsIdle());
+  CHECK(Rate(rc) == static_cast<uint64_t>(static_cast<double>(kLine) * (1 - alpha / 2)));
+  CHECK(Rate(rc) < kLine);
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN: CutInterval defers and coalesces CNPs; Stop cancels everything", "[dcqcn]")
+{
+  auto rc = CreateObject<DcqcnRateControl>();
+  rc->SetAttribute("CutInterval", TimeValue(MicroSeconds(4)));
+  RateLog log;
+  log.Connect(rc);
+  rc->Start(DataRate(kLine));
+  int checks = 0;
+  Simulator::Schedule(Time(0), [&] { rc->OnCnp(); });
+  Simulator::Schedule(MicroSeconds(1), [&] { rc->OnCnp(); });
+  Simulator::Schedule(MicroSeconds(2), [&] { rc->OnCnp(); });
+  Simulator::Schedule(MicroSeconds(4) - PicoSeconds(1),
+                      [&]
+                      {
+                        CHECK(Rate(rc) == kLine / 2); // deferred
+                        ++checks;
+                      });
+  Simulator::Schedule(MicroSeconds(4) + PicoSeconds(1),
+                      [&]
+                      {
+                        CHECK(Rate(rc) == kLine / 4); // one cut for the two CNPs
+                        ++checks;
+                      });
+  Simulator::Schedule(MicroSeconds(9),
+                      [&]
+                      {
+                        rc->OnCnp(); // 5 us after the last cut: immediate
+                        CHECK(Rate(rc) == kLine / 8);
+                        rc->Stop();
+                        CHECK(rc->IsIdle());
+                        rc->OnCnp(); // ignored once stopped
+                        CHECK(Rate(rc) == kLine / 8);
+                        ++checks;
+                      });
+  Simulator::Run();
+  CHECK(checks == 3);
+  CHECK(log.newRates.size() == 4); // Start and three cuts: no increase after Stop
+  CHECK(Rate(rc) == kLine / 8);
+  CHECK(rc->IsIdle());
+  Simulator::Destroy();
+}
