@@ -5,6 +5,7 @@
 
 #include "models/fabric-network.h"
 #include "models/rdma-nic.h"
+#include "models/mrc-queue-pair.h"
 #include "models/roce-queue-pair.h"
 
 #include <utility>
@@ -23,6 +24,10 @@ std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>> ConnectRoce(FabricNetwork& net
                                                               uint32_t b,
                                                               uint16_t port,
                                                               uint16_t entropy);
+
+/// \brief An MRC QP pair between GPUs a and b (every plane); attributes from the
+/// ns3::MrcQueuePair defaults. Each QP learns its peer for port-status messages.
+std::pair<Ptr<MrcQueuePair>, Ptr<MrcQueuePair>> ConnectMrc(FabricNetwork& net, uint32_t a, uint32_t b);
 
 } // namespace ns3
 

@@ -92,7 +92,8 @@ RdmaNic::GetQueuePair(uint32_t qpn) const
 void
 RdmaNic::NotifyReady(uint16_t port)
 {
-  Schedule(port, Simulator::Now());
+  // A busy port already has its visit at the end of the current frame.
+  Schedule(port, std::max(Simulator::Now(), m_host->GetPort(port)->GetBusyUntil()));
 }
 
 void

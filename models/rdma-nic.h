@@ -9,6 +9,8 @@
 #include "models/fabric-host.h"
 #include "models/rdma-queue-pair.h"
 
+#include "topologies/fabric-routing.h"
+
 #include "ns3/event-id.h"
 #include "ns3/object.h"
 
@@ -30,6 +32,9 @@ public:
   Ptr<FabricHost> GetHost() const { return m_host; }
   uint32_t GetGpu() const { return m_host->GetGpuIndex(); }
   uint16_t NumPorts() const { return m_host->NumPorts(); }
+  /// \brief The fabric's routing (SRv6 paths for MRC EVs); set by whoever builds the NIC.
+  void SetRouting(const mrcsim::FabricRouting* routing) { m_routing = routing; }
+  const mrcsim::FabricRouting* GetRouting() const { return m_routing; }
   /// \brief The plane NIC port `port` is wired to.
   int PlaneOfPort(uint16_t port) const { return m_planes[port]; }
 
@@ -70,6 +75,7 @@ private:
   std::map<uint32_t, Ptr<RdmaQueuePair>> m_qps;
   std::vector<PortState> m_ports;
   std::vector<int> m_planes; ///< plane of each NIC port
+  const mrcsim::FabricRouting* m_routing = nullptr;
   uint32_t m_mtu;
   uint8_t m_dataDscp;
   uint8_t m_controlDscp;

@@ -1,0 +1,57 @@
+// An MRC entropy value (EV): one path of a queue pair, in one plane, and its health. In SRv6
+// mode the EV is a uSID path (the topology's path function with a path index); in entropy mode
+// it is a UDP source port that switches hash with ECMP.
+#ifndef MRCSIM_MODELS_MRC_EV_H
+#define MRCSIM_MODELS_MRC_EV_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/// \brief Health of an EV (shared/docs/MRC-MODEL.md): only GOOD EVs carry data.
+enum class EvState : uint8_t
+{
+  Good,       ///< usable
+  Skip,       ///< congestion seen (ECN echo, trim): skipped for one rotation, then GOOD
+  AssumedBad, ///< a loss without a trim: replaced by a backup of its plane, probed
+  Denied,     ///< its plane is unusable (local or remote NIC port down)
+};
+
+inline const char*
+EvStateName(EvState s)
+{
+  switch (s)
+  {
+    case EvState::Good:
+      return "GOOD";
+    case EvState::Skip:
+      return "SKIP";
+    case EvState::AssumedBad:
+      return "ASSUMED_BAD";
+    case EvState::Denied:
+      return "DENIED";
+  }
+  return "?";
+}
+
+/// \brief One entropy value of a queue pair.
+struct MrcEv
+{
+  uint16_t id = 0;   ///< index in the QP's EV table (echoed in SACK/NACK)
+  uint16_t port = 0; ///< NIC port (plane)
+  int plane = 0;
+  bool active = false; ///< in the spraying set (else a backup, or out for probing)
+  EvState state = EvState::Good;
+  uint16_t entropy = 0;        ///< UDP source port (entropy mode; also sent in SRv6 mode)
+  std::vector<uint16_t> usids; ///< SRv6 path (empty in entropy mode)
+  double penalty = 0;          ///< for penalty-based selection: recent bad feedback, decaying
+  Time penaltyAt;              ///< when penalty was last updated
+};
+
+} // namespace ns3
+
+#endif

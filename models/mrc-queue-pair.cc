@@ -1,0 +1,927 @@
+#include "models/mrc-queue-pair.h"
+
+#include "models/fabric-packet.h"
+#include "models/mrc-nack-header.h"
+#include "models/mrc-probe-header.h"
+#include "models/mrc-sack-header.h"
+#include "models/psn.h"
+#include "models/rdma-nic.h"
+#include "models/roce-reth-header.h"
+
+#include "ns3/abort.h"
+#include "ns3/enum.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(MrcQueuePair);
+
+namespace
+{
+constexpr uint32_t kReceiveWindow = 1u << 16; ///< packets the receiver tracks above its cumulative PSN
+} // namespace
+
+TypeId
+MrcQueuePair::GetTypeId()
+{
+  static TypeId tid =
+    TypeId("ns3::MrcQueuePair")
+      .SetParent<RdmaQueuePair>()
+      .AddConstructor<MrcQueuePair>()
+      .AddAttribute("EvCount",
+                    "Active EVs per QP, split equally over the NIC's planes (MRC: 128-256).",
+                    UintegerValue(128),
+                    MakeUintegerAccessor(&MrcQueuePair::m_evCount),
+                    MakeUintegerChecker<uint32_t>(1, 8192))
+      .AddAttribute("BackupEvsPerPlane",
+                    "Backup EVs per plane, replacing EVs assumed bad.",
+                    UintegerValue(8),
+                    MakeUintegerAccessor(&MrcQueuePair::m_backupsPerPlane),
+                    MakeUintegerChecker<uint32_t>(0, 4096))
+      .AddAttribute("PathMode",
+                    "EVs as SRv6 uSID paths or as UDP entropy for ECMP.",
+                    EnumValue(Srv6),
+                    MakeEnumAccessor(&MrcQueuePair::m_mode),
+                    MakeEnumChecker(Srv6, "srv6", Entropy, "entropy"))
+      .AddAttribute("SackEvery",
+                    "The receiver SACKs every N packets, and at once on ECN, trims and message ends.",
+                    UintegerValue(4),
+                    MakeUintegerAccessor(&MrcQueuePair::m_sackEvery),
+                    MakeUintegerChecker<uint32_t>(1, 64))
+      .AddAttribute("RetransmitTimeout",
+                    "Retransmission timeout: 1.024 us x 2^8 (MRC's published example).",
+                    TimeValue(NanoSeconds(1024 * 256)),
+                    MakeTimeAccessor(&MrcQueuePair::m_rtoBase),
+                    MakeTimeChecker(MicroSeconds(1)))
+      .AddAttribute("RetryLimit",
+                    "Times one PSN may be resent before the QP fails.",
+                    UintegerValue(16),
+                    MakeUintegerAccessor(&MrcQueuePair::m_retryLimit),
+                    MakeUintegerChecker<uint32_t>(1, 255))
+      .AddAttribute("ReorderWindow",
+                    "A packet is lost (without a trim) once a packet sent this much later was acknowledged.",
+                    TimeValue(MicroSeconds(25)),
+                    MakeTimeAccessor(&MrcQueuePair::m_reorderWindow),
+                    MakeTimeChecker(Time(0)))
+      .AddAttribute("ProbeInterval",
+                    "Period of probes on EVs assumed bad.",
+                    TimeValue(MicroSeconds(50)),
+                    MakeTimeAccessor(&MrcQueuePair::m_probeInterval),
+                    MakeTimeChecker(MicroSeconds(1)))
+      .AddAttribute("PortStatusDelay",
+                    "From a NIC port going down to its peers learning it (port-status message).",
+                    TimeValue(Seconds(1)),
+                    MakeTimeAccessor(&MrcQueuePair::m_portStatusDelay),
+                    MakeTimeChecker(Time(0)))
+      .AddAttribute("TrimmedDscp",
+                    "DSCP that marks a trimmed packet (as the switches' PortQueueConfig).",
+                    UintegerValue(46),
+                    MakeUintegerAccessor(&MrcQueuePair::m_trimmedDscp),
+                    MakeUintegerChecker<uint8_t>(0, 63))
+      .AddAttribute("EvSelector",
+                    "Type of the per-packet EV choice policy.",
+                    StringValue("ns3::RoundRobinEvSelector"),
+                    MakeStringAccessor(&MrcQueuePair::m_selectorType),
+                    MakeStringChecker())
+      .AddAttribute("CongestionControl",
+                    "Type of the window controller.",
+                    StringValue("ns3::NsccCongestionControl"),
+                    MakeStringAccessor(&MrcQueuePair::m_ccType),
+                    MakeStringChecker())
+      .AddTraceSource("EvState",
+                      "An EV changed state: (qpn, EV, plane, from, to).",
+                      MakeTraceSourceAccessor(&MrcQueuePair::m_evStateTrace),
+                      "ns3::MrcQueuePair::EvStateTracedCallback")
+      .AddTraceSource("DataSent",
+                      "A data packet left: (qpn, PSN, EV, plane, retransmission).",
+                      MakeTraceSourceAccessor(&MrcQueuePair::m_dataSentTrace),
+                      "ns3::MrcQueuePair::DataSentTracedCallback");
+  return tid;
+}
+
+MrcQueuePair::MrcQueuePair() = default;
+
+void
+MrcQueuePair::DoDispose()
+{
+  Simulator::Cancel(m_timer);
+  Simulator::Cancel(m_probeTimer);
+  m_selector = nullptr;
+  m_cc = nullptr;
+  m_peer = nullptr;
+  RdmaQueuePair::DoDispose();
+}
+
+void
+MrcQueuePair::SetUp()
+{
+  m_setUp = true;
+  TypeId tid;
+  NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(m_selectorType, &tid),
+                  "MrcQueuePair: EvSelector \"" << m_selectorType << "\" is not a registered type");
+  NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(m_ccType, &tid),
+                  "MrcQueuePair: CongestionControl \"" << m_ccType << "\" is not a registered type");
+  ObjectFactory selector(m_selectorType);
+  m_selector = selector.Create<EvSelector>();
+  NS_ABORT_MSG_IF(!m_selector, "MrcQueuePair: EvSelector \"" << m_selectorType << "\" is not an ns3::EvSelector");
+  ObjectFactory cc(m_ccType);
+  m_cc = cc.Create<MrcCongestionControl>();
+  NS_ABORT_MSG_IF(!m_cc, "MrcQueuePair: CongestionControl \"" << m_ccType << "\" is not an ns3::MrcCongestionControl");
+
+  const uint16_t ports = m_nic->NumPorts();
+  const mrcsim::FabricRouting* routing = m_nic->GetRouting();
+  NS_ABORT_MSG_IF(m_mode == Srv6 && !routing, "MrcQueuePair: SRv6 mode needs the NIC's routing (RdmaNic::SetRouting)");
+  const uint32_t perPlane = std::max<uint32_t>(1, m_evCount / ports);
+  m_active.assign(ports, {});
+  m_backups.assign(ports, {});
+  m_portUp.assign(ports, true);
+  m_portInflight.assign(ports, 0);
+  m_peerPlaneUp.assign(ports, true);
+  DataRate line(0);
+  for (uint16_t port = 0; port < ports; ++port)
+  {
+    line = DataRate(line.GetBitRate() + m_nic->GetHost()->GetPort(port)->GetDataRate().GetBitRate());
+    const int plane = m_nic->PlaneOfPort(port);
+    for (uint32_t k = 0; k < perPlane + m_backupsPerPlane; ++k)
+    {
+      MrcEv ev;
+      ev.id = static_cast<uint16_t>(m_evs.size());
+      NS_ABORT_MSG_IF(m_evs.size() >= 0x4000, "MrcQueuePair: at most 16384 EVs (14 bits of UDP source port)");
+      ev.port = port;
+      ev.plane = plane;
+      ev.entropy = static_cast<uint16_t>(0xC000 | ev.id);
+      if (m_mode == Srv6)
+      {
+        // Path index k: at the source T0 it picks up-port k mod (up-ports), so the EVs of a
+        // plane cover its T1s evenly.
+        auto path = routing->Path(m_nic->GetGpu(), m_remoteGpu, plane, k);
+        if (path.empty())
+        {
+          ev.state = EvState::Denied;
+        }
+        else
+        {
+          ev.usids = routing->Usids(path, m_remoteGpu, plane);
+        }
+      }
+      ev.active = k < perPlane && ev.state == EvState::Good;
+      if (ev.active)
+        m_active[port].push_back(ev.id);
+      else if (ev.state == EvState::Good)
+        m_backups[port].push_back(ev.id);
+      m_evs.push_back(ev);
+    }
+  }
+  // Base RTT of an uncongested round trip on EV 0's path: propagation and switch latency both
+  // ways, and store-and-forward of a full data packet at each hop.
+  Ptr<FabricPort> nicPort = m_nic->GetHost()->GetPort(0);
+  Time oneWay;
+  if (routing)
+  {
+    auto path = routing->Path(m_nic->GetGpu(), m_remoteGpu, m_nic->PlaneOfPort(0), 0);
+    const mrcsim::Fabric& fabric = routing->GetFabric();
+    Time hop = NanoSeconds(fabric.LinkAt(fabric.Gpu(m_nic->GetGpu()), 0).delayNs);
+    oneWay =
+      (hop + nicPort->TxTime(m_nic->Mtu() + 96)) * int64_t(path.size() + 1) + NanoSeconds(300) * int64_t(path.size());
+  }
+  else
+  {
+    oneWay = MicroSeconds(5);
+  }
+  m_baseRtt = oneWay * 2;
+  m_cc->SetAttribute("Mtu", UintegerValue(m_nic->Mtu()));
+  m_cc->Init(m_baseRtt, line);
+  m_rto = m_rtoBase;
+  m_received.assign(kReceiveWindow, false);
+}
+
+void
+MrcQueuePair::AddInflight(const TxState& t, bool add)
+{
+  uint64_t& port = m_portInflight[m_evs[t.ev].port];
+  if (add)
+  {
+    m_inflight += t.size;
+    port += t.size;
+  }
+  else
+  {
+    m_inflight -= t.size;
+    port -= t.size;
+  }
+}
+
+uint64_t
+MrcQueuePair::PortShare() const
+{
+  // The window is split evenly over the ports that can carry data: the NIC visits ports one
+  // after another, and without a share the first port visited after an ACK would take all the
+  // window that ACK opened, loading one plane and starving the others.
+  uint32_t usable = 0;
+  for (uint16_t p = 0; p < m_active.size(); ++p)
+  {
+    usable += m_portUp[p] && m_peerPlaneUp[p] && !m_active[p].empty();
+  }
+  const uint64_t mtu = m_nic->Mtu();
+  return std::max<uint64_t>(mtu, m_cc->GetWindow() / std::max<uint32_t>(usable, 1));
+}
+
+uint64_t
+MrcQueuePair::PostWrite(uint64_t bytes)
+{
+  NS_ABORT_MSG_IF(bytes == 0, "MrcQueuePair::PostWrite: empty message");
+  if (!m_setUp)
+  {
+    SetUp();
+  }
+  const uint64_t mtu = m_nic->Mtu();
+  Message m{ m_nextMessageId++, bytes, m_totalSeq, (bytes + mtu - 1) / mtu, 0, Simulator::Now() };
+  m_totalSeq += m.packets;
+  m_messages.push_back(m);
+  StartProbes(); // probes pause while the QP is idle
+  WakeAllPorts();
+  return m.id;
+}
+
+void
+MrcQueuePair::WakeAllPorts()
+{
+  if (m_error)
+  {
+    return;
+  }
+  for (uint16_t p = 0; p < m_nic->NumPorts(); ++p)
+  {
+    m_nic->NotifyReady(p);
+  }
+}
+
+MrcQueuePair::Message&
+MrcQueuePair::MessageOf(uint64_t seq)
+{
+  auto it = std::upper_bound(
+    m_messages.begin(), m_messages.end(), seq, [](uint64_t s, const Message& m) { return s < m.firstSeq; });
+  return *(it - 1);
+}
+
+uint64_t
+MrcQueuePair::Unwrap(uint32_t psn, uint64_t reference) const
+{
+  int64_t s = int64_t(reference) + PsnDiff(psn, static_cast<uint32_t>(reference & kPsnMask));
+  return s < 0 ? 0 : uint64_t(s);
+}
+
+Ptr<Packet>
+MrcQueuePair::BuildData(uint64_t seq, const MrcEv& ev)
+{
+  const Message& m = MessageOf(seq);
+  const uint64_t index = seq - m.firstSeq;
+  const uint64_t mtu = m_nic->Mtu();
+  const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - index * mtu));
+  const bool first = index == 0;
+  const bool last = index + 1 == m.packets;
+  Ptr<Packet> p = Create<Packet>(payload);
+  // Every packet carries its place in the message: offset and the message's length.
+  RoceRethHeader reth;
+  reth.SetVirtualAddress(index * mtu);
+  reth.SetRkey(1);
+  reth.SetDmaLength(static_cast<uint32_t>(m.bytes));
+  p->AddHeader(reth);
+  FabricPacketSpec spec;
+  spec.srcGpu = m_nic->GetGpu();
+  spec.dstGpu = m_remoteGpu;
+  spec.plane = ev.plane;
+  spec.usids = ev.usids;
+  spec.entropy = ev.entropy;
+  spec.dscp = m_nic->DataDscp();
+  spec.ecn = Ipv6UsidHeader::Ect0;
+  spec.destQp = m_remoteQpn;
+  spec.psn = static_cast<uint32_t>(seq & kPsnMask);
+  spec.opcode = first && last ? RoceBthHeader::kRcWriteOnly
+                : first       ? RoceBthHeader::kRcWriteFirst
+                : last        ? RoceBthHeader::kRcWriteLast
+                              : RoceBthHeader::kRcWriteMiddle;
+  spec.ackRequest = last;
+  AddRoceHeaders(p, spec);
+  return p;
+}
+
+Ptr<Packet>
+MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
+{
+  if (m_error || !m_setUp || !m_portUp[port] || !m_peerPlaneUp[port])
+  {
+    return nullptr;
+  }
+  const uint64_t mtu = m_nic->Mtu();
+  uint64_t seq;
+  bool resend = !m_retx.empty();
+  if (resend)
+  {
+    seq = *m_retx.begin();
+  }
+  else if (m_sndNxt < m_totalSeq && m_inflight + mtu <= m_cc->GetWindow() && m_portInflight[port] + mtu <= PortShare())
+  {
+    seq = m_sndNxt;
+  }
+  else
+  {
+    return nullptr;
+  }
+  int id = m_selector->Select(m_evs, m_active[port], port);
+  if (id < 0)
+  {
+    return nullptr;
+  }
+  MrcEv& ev = m_evs[id];
+  Ptr<Packet> p = BuildData(seq, ev);
+  if (resend)
+  {
+    m_retx.erase(m_retx.begin());
+    ++m_retransmissions;
+  }
+  else
+  {
+    m_tx.emplace_back();
+    ++m_sndNxt;
+  }
+  TxState& t = Tx(seq);
+  t.sentAt = Simulator::Now();
+  t.size = p->GetSize();
+  t.ev = ev.id;
+  t.lost = false;
+  t.resent = resend;
+  AddInflight(t, true);
+  m_sendOrder.push_back({ seq, t.sentAt });
+  ++m_packetsSent;
+  m_dataSentTrace(m_qpn, static_cast<uint32_t>(seq & kPsnMask), ev.id, ev.plane, resend);
+  if (!m_timer.IsRunning())
+  {
+    ArmTimer();
+  }
+  return p;
+}
+
+void
+MrcQueuePair::Receive(const RdmaRxInfo& info, Ptr<Packet> packet)
+{
+  const uint8_t op = info.bth.GetOpcode();
+  if (op == kOpSack)
+    HandleSack(info, packet);
+  else if (op == kOpNack)
+    HandleNack(info, packet);
+  else if (op == kOpProbe)
+    HandleProbe(info, packet);
+  else if (RoceBthHeader::IsRdmaWrite(op))
+    HandleData(info, packet);
+}
+
+// ---- receiver ---------------------------------------------------------------------------------
+
+void
+MrcQueuePair::HandleData(const RdmaRxInfo& info, Ptr<Packet> packet)
+{
+  if (m_received.empty())
+  {
+    m_received.assign(kReceiveWindow, false);
+  }
+  const uint16_t ev = info.entropy & 0x3FFF;
+  if (info.ip.GetDscp() == m_trimmedDscp)
+  {
+    SendNack(info.bth.GetPsn(), ev, info.port); // only the headers arrived: ask for it again now
+    return;
+  }
+  const uint64_t seq = Unwrap(info.bth.GetPsn(), m_cum);
+  const bool ecn = info.ip.GetEcn() == Ipv6UsidHeader::Ce;
+  if (seq < m_cum || m_received[seq % kReceiveWindow] || seq >= m_cum + kReceiveWindow)
+  {
+    SendSack(seq, ev, ecn, info.port); // duplicate (or beyond the window): tell the sender again
+    return;
+  }
+  RoceRethHeader reth;
+  packet->RemoveHeader(reth);
+  const uint64_t mtu = m_nic->Mtu();
+  const uint64_t firstSeq = seq - reth.GetVirtualAddress() / mtu;
+  RxMessage& msg = m_rxMessages[firstSeq];
+  if (msg.received == 0)
+  {
+    msg.packets = (uint64_t(reth.GetDmaLength()) + mtu - 1) / mtu;
+    msg.firstArrival = Simulator::Now();
+  }
+  ++msg.received;
+  msg.bytes += packet->GetSize();
+  m_received[seq % kReceiveWindow] = true;
+  const bool inOrder = seq == m_cum;
+  while (m_received[m_cum % kReceiveWindow])
+  {
+    m_received[m_cum % kReceiveWindow] = false;
+    ++m_cum;
+  }
+  // Completions in message order, as the RDMA completion queue reports them.
+  bool ended = false;
+  while (!m_rxMessages.empty() && m_rxMessages.begin()->first == m_nextRxMessage &&
+         m_rxMessages.begin()->second.received == m_rxMessages.begin()->second.packets)
+  {
+    const RxMessage& done = m_rxMessages.begin()->second;
+    m_recvComplete(m_qpn, m_rxMessageId++, done.bytes, done.firstArrival);
+    m_nextRxMessage += done.packets;
+    m_rxMessages.erase(m_rxMessages.begin());
+    ended = true;
+  }
+  if (ecn || !inOrder || ended || info.bth.GetAckReq() || ++m_sinceSack >= m_sackEvery)
+  {
+    SendSack(seq, ev, ecn, info.port);
+  }
+}
+
+void
+MrcQueuePair::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
+{
+  m_sinceSack = 0;
+  ++m_sacksSent;
+  MrcSackHeader sack;
+  sack.SetCumulativeAckPsn(static_cast<uint32_t>((m_cum - 1) & kPsnMask));
+  sack.SetSackBaseOffset(1);
+  uint64_t bitmap = 0;
+  for (uint32_t i = 0; i < 64; ++i)
+  {
+    if (m_received[(m_cum + i) % kReceiveWindow])
+    {
+      bitmap |= uint64_t(1) << i;
+    }
+  }
+  sack.SetBitmap(bitmap);
+  sack.SetAckedPsn(static_cast<uint32_t>(seq & kPsnMask));
+  sack.SetEchoedEv(ev);
+  sack.SetEcnEcho(ecn);
+  sack.SetTimestampEcho(static_cast<uint32_t>(Simulator::Now().GetNanoSeconds()));
+  Ptr<Packet> p = Create<Packet>();
+  p->AddHeader(sack);
+  FabricPacketSpec spec;
+  spec.srcGpu = m_nic->GetGpu();
+  spec.dstGpu = m_remoteGpu;
+  spec.plane = m_nic->PlaneOfPort(port);
+  spec.entropy = static_cast<uint16_t>(0xC000 | ev);
+  spec.dscp = m_nic->ControlDscp();
+  spec.ecn = Ipv6UsidHeader::NotEct;
+  spec.opcode = kOpSack;
+  spec.destQp = m_remoteQpn;
+  spec.psn = static_cast<uint32_t>(seq & kPsnMask);
+  AddRoceHeaders(p, spec);
+  m_nic->SendControl(p, port);
+}
+
+void
+MrcQueuePair::SendNack(uint32_t psn, uint16_t ev, uint16_t port)
+{
+  MrcNackHeader nack;
+  nack.SetPsn(psn);
+  nack.SetReason(MrcNackHeader::Trimmed);
+  nack.SetEchoedEv(ev);
+  Ptr<Packet> p = Create<Packet>();
+  p->AddHeader(nack);
+  FabricPacketSpec spec;
+  spec.srcGpu = m_nic->GetGpu();
+  spec.dstGpu = m_remoteGpu;
+  spec.plane = m_nic->PlaneOfPort(port);
+  spec.entropy = static_cast<uint16_t>(0xC000 | ev);
+  spec.dscp = m_nic->ControlDscp();
+  spec.ecn = Ipv6UsidHeader::NotEct;
+  spec.opcode = kOpNack;
+  spec.destQp = m_remoteQpn;
+  spec.psn = psn;
+  AddRoceHeaders(p, spec);
+  m_nic->SendControl(p, port);
+}
+
+// ---- sender -----------------------------------------------------------------------------------
+
+void
+MrcQueuePair::Ack(uint64_t seq, uint64_t& newlyAcked)
+{
+  if (!Tracked(seq))
+  {
+    return;
+  }
+  TxState& t = Tx(seq);
+  if (t.acked)
+  {
+    return;
+  }
+  t.acked = true;
+  if (t.lost)
+  {
+    m_retx.erase(seq); // it arrived after all
+  }
+  else
+  {
+    AddInflight(t, false);
+  }
+  newlyAcked += t.size;
+  ++MessageOf(seq).acked;
+}
+
+void
+MrcQueuePair::HandleSack(const RdmaRxInfo& info, Ptr<Packet> packet)
+{
+  MrcSackHeader sack;
+  packet->RemoveHeader(sack);
+  const Time now = Simulator::Now();
+  const uint64_t ackedSeq = Unwrap(sack.GetAckedPsn(), m_base);
+  Time rtt;
+  Time ackedSentAt;
+  bool fresh = false;
+  if (Tracked(ackedSeq))
+  {
+    const TxState& t = Tx(ackedSeq);
+    ackedSentAt = t.sentAt;
+    fresh = !t.resent;
+    rtt = now - t.sentAt;
+  }
+  uint64_t newly = 0;
+  // All below `cum` acknowledged (unwrapped from cumulative PSN + 1, which is 0 when the
+  // receiver has nothing in order yet).
+  const uint64_t cum = Unwrap((sack.GetCumulativeAckPsn() + 1) & kPsnMask, m_base);
+  for (uint64_t s = m_base; s < std::min(cum, m_sndNxt); ++s)
+  {
+    Ack(s, newly);
+  }
+  const uint64_t bitmapBase = cum - 1 + sack.GetSackBaseOffset();
+  uint64_t bits = sack.GetBitmap();
+  for (uint32_t i = 0; bits; ++i, bits >>= 1)
+  {
+    if (bits & 1)
+    {
+      Ack(bitmapBase + i, newly);
+    }
+  }
+  Ack(ackedSeq, newly);
+
+  const uint16_t evId = sack.GetEchoedEv();
+  if (evId < m_evs.size())
+  {
+    MrcEv& ev = m_evs[evId];
+    if (sack.GetEcnEcho())
+    {
+      if (ev.state == EvState::Good)
+        SetState(ev, EvState::Skip);
+      m_selector->OnFeedback(ev, EvFeedback::Ecn);
+    }
+    else
+    {
+      m_selector->OnFeedback(ev, EvFeedback::Acked);
+    }
+  }
+  if (newly > 0)
+  {
+    m_cc->OnAck(newly, fresh ? rtt : m_baseRtt, sack.GetEcnEcho());
+    m_rto = m_rtoBase;
+  }
+  // Loss without trim: what is still outstanding although it was sent a reordering window
+  // before a packet now acknowledged (RACK). Sends are in time order, so only the front counts.
+  if (!ackedSentAt.IsZero())
+  {
+    while (!m_error && PruneSendOrder() && m_sendOrder.front().sentAt + m_reorderWindow < ackedSentAt)
+    {
+      const uint64_t s = m_sendOrder.front().seq;
+      m_sendOrder.pop_front();
+      DeclareLost(s);
+    }
+  }
+  while (!m_tx.empty() && m_tx.front().acked)
+  {
+    m_tx.pop_front();
+    ++m_base;
+  }
+  while (!m_messages.empty() && m_messages.front().acked == m_messages.front().packets)
+  {
+    const Message& m = m_messages.front();
+    m_sendComplete(m_qpn, m.id, m.bytes, m.posted);
+    m_messages.pop_front();
+  }
+  if (m_error)
+  {
+    return;
+  }
+  WakeAllPorts();
+}
+
+void
+MrcQueuePair::HandleNack(const RdmaRxInfo& info, Ptr<Packet> packet)
+{
+  MrcNackHeader nack;
+  packet->RemoveHeader(nack);
+  ++m_nacksReceived;
+  const uint64_t seq = Unwrap(nack.GetPsn(), m_base);
+  const uint16_t evId = nack.GetEchoedEv();
+  if (evId < m_evs.size())
+  {
+    MrcEv& ev = m_evs[evId];
+    if (ev.state == EvState::Good)
+      SetState(ev, EvState::Skip);
+    m_selector->OnFeedback(ev, EvFeedback::Trim);
+  }
+  if (Tracked(seq) && !Tx(seq).acked && !Tx(seq).lost)
+  {
+    TxState& t = Tx(seq);
+    t.lost = true;
+    AddInflight(t, false);
+    m_retx.insert(seq); // resent at once: no timeout
+    m_cc->OnTrim();
+    WakeAllPorts();
+  }
+}
+
+void
+MrcQueuePair::DeclareLost(uint64_t seq)
+{
+  TxState& t = Tx(seq);
+  t.lost = true;
+  AddInflight(t, false);
+  m_retx.insert(seq);
+  m_cc->OnLoss();
+  m_selector->OnFeedback(m_evs[t.ev], EvFeedback::Loss);
+  MarkAssumedBad(t.ev);
+  if (++t.retries > m_retryLimit)
+  {
+    Fail("PSN " + std::to_string(seq & kPsnMask) + " lost " + std::to_string(t.retries) + " times (retry limit " +
+         std::to_string(m_retryLimit) + ")");
+  }
+}
+
+void
+MrcQueuePair::SetState(MrcEv& ev, EvState state)
+{
+  if (ev.state == state)
+  {
+    return;
+  }
+  EvState from = ev.state;
+  ev.state = state;
+  m_evStateTrace(m_qpn, ev.id, ev.plane, from, state);
+}
+
+void
+MrcQueuePair::MarkAssumedBad(uint16_t id)
+{
+  MrcEv& ev = m_evs[id];
+  if (ev.state == EvState::AssumedBad || ev.state == EvState::Denied)
+  {
+    return;
+  }
+  SetState(ev, EvState::AssumedBad);
+  if (ev.active)
+  {
+    auto& act = m_active[ev.port];
+    act.erase(std::find(act.begin(), act.end(), id));
+    ev.active = false;
+    Activate(ev.port); // a backup of the same plane keeps the planes balanced
+  }
+  else
+  {
+    auto& bk = m_backups[ev.port];
+    auto it = std::find(bk.begin(), bk.end(), id);
+    if (it != bk.end())
+      bk.erase(it);
+  }
+  m_probing.push_back(id);
+  StartProbes();
+}
+
+void
+MrcQueuePair::Activate(uint16_t port)
+{
+  auto& bk = m_backups[port];
+  while (!bk.empty())
+  {
+    uint16_t b = bk.front();
+    bk.pop_front();
+    if (m_evs[b].state == EvState::Good)
+    {
+      m_evs[b].active = true;
+      m_active[port].push_back(b);
+      return;
+    }
+  }
+}
+
+bool
+MrcQueuePair::PruneSendOrder()
+{
+  while (!m_sendOrder.empty())
+  {
+    const SendRecord& r = m_sendOrder.front();
+    if (Tracked(r.seq))
+    {
+      const TxState& t = Tx(r.seq);
+      if (!t.acked && !t.lost && t.sentAt == r.sentAt)
+      {
+        return true;
+      }
+    }
+    m_sendOrder.pop_front();
+  }
+  return false;
+}
+
+void
+MrcQueuePair::ArmTimer()
+{
+  // The one timer of the QP fires at the oldest outstanding packet's deadline.
+  if (!PruneSendOrder())
+  {
+    return;
+  }
+  const Time at = std::max(m_sendOrder.front().sentAt + m_rto, Simulator::Now());
+  Simulator::Cancel(m_timer);
+  m_timer = Simulator::Schedule(at - Simulator::Now(), &MrcQueuePair::OnTimer, this);
+}
+
+void
+MrcQueuePair::OnTimer()
+{
+  if (m_error)
+  {
+    return;
+  }
+  const Time now = Simulator::Now();
+  bool fired = false;
+  while (!m_error && PruneSendOrder() && m_sendOrder.front().sentAt + m_rto <= now)
+  {
+    const uint64_t s = m_sendOrder.front().seq;
+    m_sendOrder.pop_front();
+    DeclareLost(s);
+    fired = true;
+  }
+  if (fired)
+  {
+    ++m_timeouts;
+    m_rto = m_rto * 2; // backoff until something is acknowledged
+    WakeAllPorts();
+  }
+  ArmTimer();
+}
+
+void
+MrcQueuePair::StartProbes()
+{
+  if (!m_probing.empty() && !m_probeTimer.IsRunning())
+  {
+    m_probeTimer = Simulator::Schedule(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);
+  }
+}
+
+void
+MrcQueuePair::OnProbeTimer()
+{
+  // Probing pauses while the QP has nothing to send (PostWrite resumes it): an idle QP would
+  // otherwise keep a simulation of a permanent failure running for ever.
+  if (m_error || m_probing.empty() || m_messages.empty())
+  {
+    return;
+  }
+  for (uint16_t id : m_probing)
+  {
+    const MrcEv& ev = m_evs[id];
+    if (!m_portUp[ev.port])
+    {
+      continue;
+    }
+    MrcProbeHeader probe;
+    probe.SetType(MrcProbeHeader::Request);
+    probe.SetEv(id);
+    probe.SetSequence(m_probeSeq++);
+    probe.SetSendTime(Simulator::Now());
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(probe);
+    FabricPacketSpec spec;
+    spec.srcGpu = m_nic->GetGpu();
+    spec.dstGpu = m_remoteGpu;
+    spec.plane = ev.plane;
+    spec.usids = ev.usids; // along the EV's own path
+    spec.entropy = ev.entropy;
+    spec.dscp = m_nic->ControlDscp();
+    spec.ecn = Ipv6UsidHeader::NotEct;
+    spec.opcode = kOpProbe;
+    spec.destQp = m_remoteQpn;
+    AddRoceHeaders(p, spec);
+    m_nic->SendControl(p, ev.port);
+  }
+  m_probeTimer = Simulator::Schedule(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);
+}
+
+void
+MrcQueuePair::HandleProbe(const RdmaRxInfo& info, Ptr<Packet> packet)
+{
+  MrcProbeHeader probe;
+  packet->RemoveHeader(probe);
+  if (probe.IsRequest())
+  {
+    probe.SetType(MrcProbeHeader::Response);
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(probe);
+    FabricPacketSpec spec;
+    spec.srcGpu = m_nic->GetGpu();
+    spec.dstGpu = m_remoteGpu;
+    spec.plane = m_nic->PlaneOfPort(info.port);
+    spec.entropy = info.entropy;
+    spec.dscp = m_nic->ControlDscp();
+    spec.ecn = Ipv6UsidHeader::NotEct;
+    spec.opcode = kOpProbe;
+    spec.destQp = m_remoteQpn;
+    AddRoceHeaders(p, spec);
+    m_nic->SendControl(p, info.port);
+    return;
+  }
+  const uint16_t id = probe.GetEv();
+  if (id >= m_evs.size() || m_evs[id].state != EvState::AssumedBad)
+  {
+    return;
+  }
+  // The path works again: back to GOOD, as a backup of its plane (or active if the plane is short).
+  MrcEv& ev = m_evs[id];
+  SetState(ev, EvState::Good);
+  m_probing.erase(std::find(m_probing.begin(), m_probing.end(), id));
+  m_backups[ev.port].push_back(id);
+  const uint32_t target = std::max<uint32_t>(1, m_evCount / m_nic->NumPorts());
+  while (m_active[ev.port].size() < target && !m_backups[ev.port].empty())
+  {
+    size_t before = m_active[ev.port].size();
+    Activate(ev.port);
+    if (m_active[ev.port].size() == before)
+      break;
+  }
+  WakeAllPorts();
+}
+
+void
+MrcQueuePair::PortStateChanged(uint16_t port, bool up)
+{
+  if (!m_setUp)
+  {
+    return;
+  }
+  // Locally at once: the plane's EVs are denied (or restored); peers learn it later.
+  m_portUp[port] = up;
+  for (MrcEv& ev : m_evs)
+  {
+    if (ev.port == port)
+    {
+      if (!up && ev.state != EvState::Denied)
+        SetState(ev, EvState::Denied);
+      else if (up && ev.state == EvState::Denied)
+        SetState(ev, EvState::Good);
+    }
+  }
+  if (!up)
+  {
+    // What was in flight on that port is lost: resend it elsewhere now.
+    for (uint64_t s = m_base; s < m_sndNxt; ++s)
+    {
+      TxState& t = Tx(s);
+      if (!t.acked && !t.lost && m_evs[t.ev].port == port)
+      {
+        t.lost = true;
+        AddInflight(t, false);
+        m_retx.insert(s);
+      }
+    }
+    WakeAllPorts();
+  }
+  if (m_peer)
+  {
+    Simulator::Schedule(m_portStatusDelay, &MrcQueuePair::PeerPortStateChanged, m_peer, m_nic->PlaneOfPort(port), up);
+  }
+}
+
+void
+MrcQueuePair::PeerPortStateChanged(int plane, bool up)
+{
+  if (!m_setUp)
+  {
+    return;
+  }
+  for (uint16_t port = 0; port < m_nic->NumPorts(); ++port)
+  {
+    if (m_nic->PlaneOfPort(port) != plane)
+      continue;
+    m_peerPlaneUp[port] = up;
+    for (MrcEv& ev : m_evs)
+    {
+      if (ev.port != port)
+        continue;
+      if (!up && ev.state != EvState::Denied)
+        SetState(ev, EvState::Denied);
+      else if (up && ev.state == EvState::Denied && m_portUp[port])
+        SetState(ev, EvState::Good);
+    }
+  }
+  WakeAllPorts();
+}
+
+} // namespace ns3

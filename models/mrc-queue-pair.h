@@ -1,0 +1,209 @@
+// An MRC (Multipath Reliable Connection) queue pair, after shared/docs/MRC-MODEL.md. The sender
+// sprays packets over a set of entropy values (EVs) split equally over the planes (SRv6 uSID paths
+// or UDP entropy for ECMP), chosen per packet by a pluggable EvSelector; every data packet carries
+// its remote address (RETH), so the receiver places it on arrival in any order. The receiver
+// returns SACKs (cumulative PSN, 64-bit bitmap, echoed EV, ECN echo, arrival timestamp) and
+// NACKs trimmed packets at once. The sender resends only missing PSNs, oldest first: at once
+// after a trim NACK; after a reordering window when later packets were acknowledged (loss
+// without trim); or after the retransmission timeout. EV health: an ECN echo or a trim skips the
+// EV for one rotation; a loss without trim marks it ASSUMED_BAD at once and a backup EV of the
+// same plane takes its place; probes bring it back to GOOD. A NIC port going down denies its
+// plane locally at once and at the peer after a port-status delay. Congestion control is a
+// pluggable window controller (NSCC by default).
+// Choices where the sources are silent (all attributes): the EV travels in the UDP source port
+// (0xC000 | EV index) in both modes; SACK, NACK and probe use vendor-specific BTH opcodes
+// 0xC0-0xC2; loss without trim is declared RACK-style after ReorderWindow.
+// Leaves out: the PDC/connection set-up handshake, MRC's credit-based flow control, and
+// encryption.
+#ifndef MRCSIM_MODELS_MRC_QUEUE_PAIR_H
+#define MRCSIM_MODELS_MRC_QUEUE_PAIR_H
+
+#include "models/ev-selector.h"
+#include "models/mrc-congestion-control.h"
+#include "models/mrc-ev.h"
+#include "models/rdma-queue-pair.h"
+
+#include "ns3/event-id.h"
+
+#include <deque>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace ns3
+{
+
+/// \brief MRC queue pair: sender and receiver halves (see the file comment).
+class MrcQueuePair : public RdmaQueuePair
+{
+public:
+  static TypeId GetTypeId();
+  MrcQueuePair();
+
+  static constexpr uint8_t kOpSack = 0xC0;
+  static constexpr uint8_t kOpNack = 0xC1;
+  static constexpr uint8_t kOpProbe = 0xC2;
+
+  /// \brief How EVs become paths.
+  enum PathMode
+  {
+    Srv6,    ///< uSID source routes from the topology's path function
+    Entropy, ///< UDP source ports hashed by ECMP switches
+  };
+
+  /// \brief The QP at the other end (its NIC's port-status messages reach it).
+  void SetPeer(MrcQueuePair* peer) { m_peer = peer; }
+
+  uint64_t PostWrite(uint64_t bytes) override;
+  Ptr<Packet> NextPacket(uint16_t port, Time* retryAt) override;
+  bool WantsPort(uint16_t port) const override { return true; }
+  void Receive(const RdmaRxInfo& info, Ptr<Packet> packet) override;
+  void PortStateChanged(uint16_t port, bool up) override;
+  /// \brief The peer's NIC port of `plane` went down or up (a port-status message arrived).
+  void PeerPortStateChanged(int plane, bool up);
+
+  const std::vector<MrcEv>& Evs() const { return m_evs; }
+  /// \brief Active (spraying) EVs of NIC port `port`.
+  const std::vector<uint16_t>& ActiveEvs(uint16_t port) const { return m_active[port]; }
+  uint64_t PacketsSent() const { return m_packetsSent; }
+  uint64_t Retransmissions() const { return m_retransmissions; }
+  uint64_t Timeouts() const { return m_timeouts; }
+  uint64_t NacksReceived() const { return m_nacksReceived; }
+  uint64_t SacksSent() const { return m_sacksSent; }
+  uint64_t InFlightBytes() const { return m_inflight; }
+  Ptr<MrcCongestionControl> GetCongestionControl() const { return m_cc; }
+  Time GetBaseRtt() const { return m_baseRtt; }
+
+  typedef void (*EvStateTracedCallback)(uint32_t qpn, uint16_t ev, int plane, EvState from, EvState to);
+  typedef void (*DataSentTracedCallback)(uint32_t qpn, uint32_t psn, uint16_t ev, int plane, bool retransmission);
+
+protected:
+  void DoDispose() override;
+
+private:
+  struct Message
+  {
+    uint64_t id;
+    uint64_t bytes;
+    uint64_t firstSeq;
+    uint64_t packets;
+    uint64_t acked = 0;
+    Time posted;
+  };
+  struct TxState
+  {
+    Time sentAt;
+    uint32_t size = 0;
+    uint16_t ev = 0;
+    uint8_t retries = 0;
+    bool acked = false;
+    bool lost = false; ///< declared lost, waiting in m_retx
+    bool resent = false;
+  };
+  struct RxMessage
+  {
+    uint64_t packets = 0;
+    uint64_t received = 0;
+    uint64_t bytes = 0;
+    Time firstArrival;
+  };
+
+  void SetUp();
+  Ptr<Packet> BuildData(uint64_t seq, const MrcEv& ev);
+  void HandleData(const RdmaRxInfo& info, Ptr<Packet> packet);
+  void HandleSack(const RdmaRxInfo& info, Ptr<Packet> packet);
+  void HandleNack(const RdmaRxInfo& info, Ptr<Packet> packet);
+  void HandleProbe(const RdmaRxInfo& info, Ptr<Packet> packet);
+  void SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port);
+  void SendNack(uint32_t psn, uint16_t ev, uint16_t port);
+  void Ack(uint64_t seq, uint64_t& newlyAcked);
+  void DeclareLost(uint64_t seq);
+  void SetState(MrcEv& ev, EvState state);
+  void MarkAssumedBad(uint16_t id);
+  void Activate(uint16_t port);
+  void WakeAllPorts();
+  void AddInflight(const TxState& t, bool add);
+  uint64_t PortShare() const;
+  /// \brief Drops stale records at the front of m_sendOrder; true if one is left.
+  bool PruneSendOrder();
+  void ArmTimer();
+  void OnTimer();
+  void StartProbes();
+  void OnProbeTimer();
+  uint64_t Unwrap(uint32_t psn, uint64_t reference) const;
+  bool Tracked(uint64_t seq) const { return seq >= m_base && seq < m_sndNxt; }
+  TxState& Tx(uint64_t seq) { return m_tx[seq - m_base]; }
+  Message& MessageOf(uint64_t seq);
+
+  // configuration
+  uint32_t m_evCount;
+  uint32_t m_backupsPerPlane;
+  PathMode m_mode;
+  uint32_t m_sackEvery;
+  Time m_rtoBase;
+  uint32_t m_retryLimit;
+  Time m_reorderWindow;
+  Time m_probeInterval;
+  Time m_portStatusDelay;
+  uint8_t m_trimmedDscp;
+  std::string m_selectorType;
+  std::string m_ccType;
+
+  bool m_setUp = false;
+  MrcQueuePair* m_peer = nullptr;
+  Ptr<EvSelector> m_selector;
+  Ptr<MrcCongestionControl> m_cc;
+  Time m_baseRtt;
+  std::vector<MrcEv> m_evs;
+  std::vector<std::vector<uint16_t>> m_active; ///< per NIC port
+  std::vector<std::deque<uint16_t>> m_backups; ///< per NIC port
+  std::vector<uint16_t> m_probing;
+  std::vector<bool> m_portUp;      ///< local NIC ports
+  std::vector<bool> m_peerPlaneUp; ///< by NIC port index (same plane at the peer)
+
+  // sender
+  std::deque<Message> m_messages;
+  uint64_t m_nextMessageId = 0;
+  uint64_t m_totalSeq = 0;
+  uint64_t m_base = 0;   ///< lowest tracked (all below acknowledged)
+  uint64_t m_sndNxt = 0; ///< next new sequence number
+  std::deque<TxState> m_tx;
+  /// Sends in time order (a PSN again when resent); stale entries (acknowledged, declared lost,
+  /// or superseded by a resend) are skipped at the front. Serves both RACK-style loss detection
+  /// and the timer in amortised O(1) per packet.
+  struct SendRecord
+  {
+    uint64_t seq;
+    Time sentAt;
+  };
+  std::deque<SendRecord> m_sendOrder;
+  std::set<uint64_t> m_retx; ///< lost, to resend oldest first
+  uint64_t m_inflight = 0;
+  std::vector<uint64_t> m_portInflight; ///< by NIC port
+  EventId m_timer;
+  EventId m_probeTimer;
+  Time m_rto;
+  uint32_t m_probeSeq = 0;
+
+  // receiver
+  uint64_t m_cum = 0;                         ///< all below received
+  std::vector<bool> m_received;               ///< ring over [m_cum, m_cum + size)
+  std::map<uint64_t, RxMessage> m_rxMessages; ///< by first sequence number
+  uint64_t m_nextRxMessage = 0;               ///< first sequence number of the next message to complete
+  uint64_t m_rxMessageId = 0;
+  uint32_t m_sinceSack = 0;
+
+  // counters
+  uint64_t m_packetsSent = 0;
+  uint64_t m_retransmissions = 0;
+  uint64_t m_timeouts = 0;
+  uint64_t m_nacksReceived = 0;
+  uint64_t m_sacksSent = 0;
+
+  TracedCallback<uint32_t, uint16_t, int, EvState, EvState> m_evStateTrace;
+  TracedCallback<uint32_t, uint32_t, uint16_t, int, bool> m_dataSentTrace;
+};
+
+} // namespace ns3
+
+#endif

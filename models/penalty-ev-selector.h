@@ -1,0 +1,32 @@
+// Penalty-based EV choice after uet-htsim's multipath penalty schemes.
+#ifndef MRCSIM_MODELS_PENALTY_EV_SELECTOR_H
+#define MRCSIM_MODELS_PENALTY_EV_SELECTOR_H
+
+#include "models/ev-selector.h"
+
+#include "ns3/nstime.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/// \brief The EV with the lowest penalty (ECN, trim and loss add to it; it halves every
+/// HalfLife); ties broken round-robin. After htsim's multipath penalty schemes.
+class PenaltyEvSelector : public EvSelector
+{
+public:
+  static TypeId GetTypeId();
+  PenaltyEvSelector();
+  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane) override;
+  void OnFeedback(MrcEv& ev, EvFeedback feedback) override;
+
+private:
+  double Current(const MrcEv& ev) const;
+  Time m_halfLife;
+  std::vector<size_t> m_next;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,346 @@
+// MRC QP: spraying goodput over 8 planes, fair sharing, selective retransmission of exactly the
+// lost PSNs, failure bypass within 100 us with probes restoring EVs, and trim NACKs.
+#include "fabric-test-fixture.h"
+
+#include "models/rdma-connect.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <numeric>
+
+using namespace mrcsim;
+using namespace mrcsim::test;
+using namespace ns3;
+
+namespace
+{
+
+struct Log
+{
+  std::vector<Time> sent; ///< sender completions
+  std::vector<uint64_t> recvBytes;
+  std::vector<std::string> errors;
+};
+
+void
+OnSend(Log* l, uint32_t, uint64_t, uint64_t, Time)
+{
+  l->sent.push_back(Simulator::Now());
+}
+
+void
+OnRecv(Log* l, uint32_t, uint64_t, uint64_t bytes, Time)
+{
+  l->recvBytes.push_back(bytes);
+}
+
+void
+OnError(Log* l, uint32_t, const std::string& cause)
+{
+  l->errors.push_back(cause);
+}
+
+void
+Watch(std::pair<Ptr<MrcQueuePair>, Ptr<MrcQueuePair>> qp, Log& l)
+{
+  qp.first->TraceConnectWithoutContext("SendComplete", MakeBoundCallback(&OnSend, &l));
+  qp.first->TraceConnectWithoutContext("Error", MakeBoundCallback(&OnError, &l));
+  qp.second->TraceConnectWithoutContext("RecvComplete", MakeBoundCallback(&OnRecv, &l));
+}
+
+/// MRC's fabric settings: no ECN on the last hop; trimming where asked.
+void
+MrcFabric(FabricNetwork& net, bool trim)
+{
+  net.GetLastHopPortConfig()->SetAttribute("EcnEnabled", BooleanValue(false));
+  for (auto cfg : { net.GetFabricPortConfig(), net.GetLastHopPortConfig() })
+  {
+    cfg->SetAttribute("TrimEnabled", BooleanValue(trim));
+  }
+  net.GetFabricPortConfig()->SetAttribute("TrimThreshold", UintegerValue(150000));
+  net.GetLastHopPortConfig()->SetAttribute("TrimThreshold", UintegerValue(225000));
+}
+
+uint32_t
+PsnOf(Ptr<const Packet> p)
+{
+  return PeekPsn(p);
+}
+
+} // namespace
+
+TEST_CASE("mrc: one QP across 8 x 100G planes reaches 95% of 800 Gb/s", "[mrc]")
+{
+  FabricFixture f(PresetSpec("multiplane-64"));
+  MrcFabric(*f.net, true);
+  auto qp = ConnectMrc(*f.net, 0, 63);
+  Log l;
+  Watch(qp, l);
+  std::vector<uint64_t> perPlane(8, 0);
+  qp.first->TraceConnectWithoutContext(
+    "DataSent",
+    MakeBoundCallback(
+      +[](std::vector<uint64_t>* v, uint32_t, uint32_t, uint16_t, int plane, bool) { ++(*v)[plane]; }, &perPlane));
+  const uint64_t bytes = 256ull << 20;
+  qp.first->PostWrite(bytes);
+  Simulator::Run();
+  REQUIRE(l.sent.size() == 1);
+  REQUIRE(l.recvBytes.size() == 1);
+  CHECK(l.recvBytes[0] == bytes);
+  const double goodput = double(bytes) * 8 / l.sent[0].GetSeconds();
+  INFO("goodput " << goodput / 1e9 << " Gb/s");
+  CHECK(goodput >= 0.95 * 800e9);
+  // Sprayed evenly over the planes.
+  for (int p = 0; p < 8; ++p)
+  {
+    CHECK(double(perPlane[p]) == Approx(double(perPlane[0])).epsilon(0.02));
+  }
+  CHECK(qp.first->Retransmissions() == 0);
+}
+
+TEST_CASE("mrc: QPs sharing a bottleneck get fair shares", "[mrc]")
+{
+  FabricFixture f(PresetSpec("multiplane-64"));
+  MrcFabric(*f.net, true);
+  std::vector<std::pair<Ptr<MrcQueuePair>, Ptr<MrcQueuePair>>> qps;
+  // Four senders with the same base RTT (all behind other T0s) into GPU 0. (Senders under the
+  // receiver's own T0 have half the RTT and, window-controlled, get about twice the share.)
+  const std::vector<uint32_t> senders{ 20, 30, 40, 50 };
+  for (uint32_t src : senders)
+  {
+    qps.push_back(ConnectMrc(*f.net, src, 0));
+    qps.back().first->PostWrite(1ull << 40);
+  }
+  std::vector<uint64_t> start(4);
+  std::vector<uint64_t> end(4);
+  auto rx = [&](std::vector<uint64_t>& into)
+  {
+    for (size_t i = 0; i < 4; ++i)
+    {
+      uint64_t sum = 0;
+      for (int p = 0; p < 8; ++p)
+        sum += f.NicPort(senders[i], p)->TxBytes();
+      into[i] = sum;
+    }
+  };
+  Simulator::Schedule(MilliSeconds(1), [&] { rx(start); });
+  Simulator::Schedule(MilliSeconds(3),
+                      [&]
+                      {
+                        rx(end);
+                        Simulator::Stop();
+                      });
+  Simulator::Run();
+  std::vector<double> rate;
+  double total = 0;
+  for (size_t i = 0; i < 4; ++i)
+  {
+    rate.push_back(double(end[i] - start[i]) * 8 / 2e-3);
+    total += rate.back();
+  }
+  INFO("rates " << rate[0] / 1e9 << " " << rate[1] / 1e9 << " " << rate[2] / 1e9 << " " << rate[3] / 1e9);
+  for (double r : rate)
+  {
+    CHECK(r == Approx(total / 4).epsilon(0.25));
+  }
+  CHECK(total >= 0.8 * 800e9); // the receiver's 800G stays busy (resends included)
+}
+
+TEST_CASE("mrc: under random loss exactly the lost PSNs are resent", "[mrc]")
+{
+  FabricFixture f(PresetSpec("multiplane-64"));
+  MrcFabric(*f.net, false);
+  auto qp = ConnectMrc(*f.net, 0, 63);
+  Log l;
+  Watch(qp, l);
+  // 1% loss on two of GPU 0's plane uplinks (data direction only).
+  std::multiset<uint32_t> lost;
+  for (int plane : { 0, 5 })
+  {
+    Ptr<FabricChannel> ch = f.net->GetChannel(f.Routing().Attach(0, plane).link);
+    ch->SetLossRate(PeekPointer(f.NicPort(0, plane)), 0.01);
+    ch->TraceConnectWithoutContext(
+      "Drop",
+      MakeBoundCallback(
+        +[](std::multiset<uint32_t>* s, Ptr<const Packet> p, DropCause) { s->insert(PsnOf(p)); }, &lost));
+  }
+  std::multiset<uint32_t> resent;
+  qp.first->TraceConnectWithoutContext("DataSent",
+                                       MakeBoundCallback(
+                                         +[](std::multiset<uint32_t>* s, uint32_t, uint32_t psn, uint16_t, int, bool re)
+                                         {
+                                           if (re)
+                                             s->insert(psn);
+                                         },
+                                         &resent));
+  std::vector<uint64_t> sizes;
+  for (int i = 0; i < 10; ++i)
+  {
+    sizes.push_back((3ull << 20) + 1000 * i);
+    qp.first->PostWrite(sizes.back());
+  }
+  Simulator::Run();
+  REQUIRE(l.recvBytes.size() == 10);
+  for (int i = 0; i < 10; ++i)
+    CHECK(l.recvBytes[i] == sizes[i]);
+  CHECK(l.errors.empty());
+  INFO("lost " << lost.size() << ", resent " << resent.size() << ", timeouts " << qp.first->Timeouts());
+  CHECK(lost.size() > 20);
+  CHECK(resent == lost);
+}
+
+TEST_CASE("mrc: a T0-T1 link failure is bypassed within 100 us and probes restore the EVs", "[mrc][failure]")
+{
+  FabricFixture f(PresetSpec("multiplane-64"));
+  MrcFabric(*f.net, true);
+  auto qp = ConnectMrc(*f.net, 0, 63);
+  Log l;
+  Watch(qp, l);
+  // GPU 0's plane-2 T0, first up-port: EVs whose first uSID names it use the link.
+  const Attachment& a = f.Routing().Attach(0, 2);
+  const uint16_t upPort = 16;
+  const uint32_t link = f.fabric->LinkAt(a.leaf, upPort).id;
+  const Time failAt = MicroSeconds(200);
+  const Time repairAt = MicroSeconds(1500);
+  Simulator::Schedule(failAt, [&] { f.net->SetLinkUp(link, false); });
+  Simulator::Schedule(repairAt, [&] { f.net->SetLinkUp(link, true); });
+  Time lastOnDeadPath;
+  qp.first->TraceConnectWithoutContext(
+    "DataSent",
+    MakeBoundCallback(
+      +[](std::pair<Ptr<MrcQueuePair>, Time*>* c, uint32_t, uint32_t, uint16_t ev, int plane, bool)
+      {
+        const MrcEv& e = c->first->Evs()[ev];
+        if (plane == 2 && !e.usids.empty() && e.usids[0] == FabricRouting::PortUsid(16))
+          *c->second = Simulator::Now();
+      },
+      new std::pair<Ptr<MrcQueuePair>, Time*>(qp.first, &lastOnDeadPath)));
+  std::vector<std::pair<EvState, EvState>> transitions;
+  std::vector<Time> backToGood;
+  qp.first->TraceConnectWithoutContext(
+    "EvState",
+    MakeBoundCallback(
+      +[](std::vector<Time>* v, uint32_t, uint16_t, int plane, EvState from, EvState to)
+      {
+        if (from == EvState::AssumedBad && to == EvState::Good)
+          v->push_back(Simulator::Now());
+      },
+      &backToGood));
+  qp.first->PostWrite(1ull << 30);
+  Simulator::Stop(MilliSeconds(3));
+  Simulator::Run();
+  INFO("last data on the dead path at " << lastOnDeadPath.GetMicroSeconds() << " us");
+  CHECK(lastOnDeadPath > Time(0));
+  CHECK(lastOnDeadPath <= failAt + MicroSeconds(100));
+  // The bad EVs were replaced within their plane: every plane still sprays over as many EVs.
+  for (uint16_t port = 0; port < 8; ++port)
+  {
+    CHECK(qp.first->ActiveEvs(port).size() == 16);
+  }
+  // After the repair, probes brought the EVs back.
+  REQUIRE_FALSE(backToGood.empty());
+  CHECK(backToGood.front() > repairAt);
+  CHECK(backToGood.front() < repairAt + MicroSeconds(200));
+  for (const MrcEv& ev : qp.first->Evs())
+  {
+    CHECK(ev.state != EvState::AssumedBad);
+  }
+  CHECK(l.errors.empty());
+}
+
+TEST_CASE("mrc: a failure mid-message still completes the message", "[mrc][failure]")
+{
+  FabricFixture f(PresetSpec("multiplane-64"));
+  MrcFabric(*f.net, true);
+  auto qp = ConnectMrc(*f.net, 0, 63);
+  Log l;
+  Watch(qp, l);
+  const uint32_t link = f.fabric->LinkAt(f.Routing().Attach(0, 2).leaf, 16).id;
+  Simulator::Schedule(MicroSeconds(100), [&] { f.net->SetLinkUp(link, false); });
+  qp.first->PostWrite(64ull << 20);
+  Simulator::Run();
+  REQUIRE(l.recvBytes.size() == 1);
+  CHECK(l.recvBytes[0] == (64ull << 20));
+  CHECK(qp.first->Retransmissions() > 0);
+  CHECK(l.errors.empty());
+}
+
+TEST_CASE("mrc: a congested last hop trims, the receiver NACKs, the sender resends at once", "[mrc][trim]")
+{
+  FabricFixture f(PresetSpec("multiplane-64"));
+  MrcFabric(*f.net, true);
+  f.net->GetLastHopPortConfig()->SetAttribute("TrimThreshold", UintegerValue(30000));
+  std::vector<std::pair<Ptr<MrcQueuePair>, Ptr<MrcQueuePair>>> qps;
+  std::vector<Log> logs(6);
+  for (uint32_t i = 0; i < 6; ++i)
+  {
+    qps.push_back(ConnectMrc(*f.net, 10 + 9 * i, 0));
+    Watch(qps.back(), logs[i]);
+    qps.back().first->PostWrite(8ull << 20);
+  }
+  uint64_t trims = 0;
+  for (int plane = 0; plane < 8; ++plane)
+  {
+    f.LeafPortFacing(0, plane)->TraceConnectWithoutContext("Trim",
+                                                           MakeBoundCallback(
+                                                             +[](uint64_t* n, Ptr<const Packet>) { ++*n; }, &trims));
+  }
+  Simulator::Run();
+  uint64_t nacks = 0;
+  uint64_t timeouts = 0;
+  uint64_t resent = 0;
+  for (uint32_t i = 0; i < 6; ++i)
+  {
+    REQUIRE(logs[i].recvBytes.size() == 1);
+    CHECK(logs[i].recvBytes[0] == (8ull << 20));
+    nacks += qps[i].first->NacksReceived();
+    timeouts += qps[i].first->Timeouts();
+    resent += qps[i].first->Retransmissions();
+  }
+  INFO("trims " << trims << " NACKs " << nacks << " resent " << resent);
+  CHECK(trims > 0);
+  CHECK(nacks == trims);
+  CHECK(resent == trims);
+  CHECK(timeouts == 0);
+}
+
+TEST_CASE("mrc: every EV selector sprays over all planes and completes under random loss", "[mrc]")
+{
+  for (const char* selector : { "ns3::RoundRobinEvSelector", "ns3::RandomEvSelector", "ns3::PenaltyEvSelector" })
+  {
+    DYNAMIC_SECTION(selector)
+    {
+      Config::SetDefault("ns3::MrcQueuePair::EvSelector", StringValue(selector));
+      FabricFixture f(PresetSpec("multiplane-64"));
+      MrcFabric(*f.net, false);
+      auto qp = ConnectMrc(*f.net, 3, 60);
+      Log l;
+      Watch(qp, l);
+      f.net->GetChannel(f.Routing().Attach(3, 1).link)->SetLossRate(PeekPointer(f.NicPort(3, 1)), 0.02);
+      std::vector<uint64_t> perPlane(8, 0);
+      qp.first->TraceConnectWithoutContext(
+        "DataSent",
+        MakeBoundCallback(
+          +[](std::vector<uint64_t>* v, uint32_t, uint32_t, uint16_t, int plane, bool) { ++(*v)[plane]; }, &perPlane));
+      qp.first->PostWrite(16ull << 20);
+      Simulator::Run();
+      Config::SetDefault("ns3::MrcQueuePair::EvSelector", StringValue("ns3::RoundRobinEvSelector"));
+      REQUIRE(l.recvBytes.size() == 1);
+      CHECK(l.recvBytes[0] == (16ull << 20));
+      CHECK(l.errors.empty());
+      CHECK(qp.first->Retransmissions() > 0);
+      const uint64_t total = std::accumulate(perPlane.begin(), perPlane.end(), uint64_t(0));
+      for (int p = 0; p < 8; ++p)
+      {
+        INFO("plane " << p << ": " << perPlane[p] << " of " << total);
+        CHECK(perPlane[p] > total / 16); // every plane carries a fair part
+      }
+    }
+  }
+}
