@@ -216,6 +216,7 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
       size > m_config->TrimmedSize())
   {
     Trim(packet);
+    ++m_trimmed;
     if (m_traces)
       m_traces->trim(packet);
     cls = PortQueueConfig::kControlClass;
@@ -243,6 +244,7 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
     double p = m_config->MarkProbability(m_bytes[cls]);
     if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(packet))
     {
+      ++m_ecnMarked;
       if (m_traces)
         m_traces->ecnMark(packet);
     }

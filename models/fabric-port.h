@@ -111,6 +111,9 @@ public:
     const_cast<FabricPort*>(this)->CatchUp();
     return m_txBytes;
   }
+  /// \brief Data packets trimmed here, and packets marked CE here (since the start).
+  uint64_t TrimmedPackets() const { return m_trimmed; }
+  uint64_t EcnMarkedPackets() const { return m_ecnMarked; }
   /// \brief Lazy starts on (default) or one start event per backlogged frame (links whose far
   /// end runs on another process of a distributed run cannot trigger the catch-up).
   void SetLazyStart(bool lazy) { m_lazy = lazy; }
@@ -187,6 +190,8 @@ private:
   uint32_t m_ifIndex = 0;
   uint64_t m_rng = 1;
   uint64_t m_txPackets = 0;
+  uint64_t m_trimmed = 0;
+  uint64_t m_ecnMarked = 0;
   uint64_t m_txBytes = 0;
   Ptr<PcapFileWrapper> m_pcap;
   uint64_t* m_dropCounters = nullptr;

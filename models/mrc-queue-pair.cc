@@ -7,6 +7,7 @@
 #include "models/psn.h"
 #include "models/rdma-nic.h"
 #include "models/roce-reth-header.h"
+#include "models/splitmix.h"
 
 #include "ns3/abort.h"
 #include "ns3/enum.h"
@@ -23,7 +24,9 @@ NS_OBJECT_ENSURE_REGISTERED(MrcQueuePair);
 
 namespace
 {
-constexpr uint32_t kReceiveWindow = 1u << 16; ///< packets the receiver tracks above its cumulative PSN
+/// Packets the receiver may track above its cumulative PSN (the ring grows to this on demand).
+constexpr uint64_t kReceiveWindow = 1u << 16;
+constexpr uint64_t kInitialRing = 256;
 } // namespace
 
 TypeId
@@ -137,6 +140,10 @@ MrcQueuePair::SetUp()
   const mrcsim::FabricRouting* routing = m_nic->GetRouting();
   NS_ABORT_MSG_IF(m_mode == Srv6 && !routing, "MrcQueuePair: SRv6 mode needs the NIC's routing (RdmaNic::SetRouting)");
   const uint32_t perPlane = std::max<uint32_t>(1, m_evCount / ports);
+  // Consecutive path indices from a per-connection offset: when a plane has more up-ports than a
+  // QP has EVs there, different connections cover different up-ports (and T1s).
+  uint64_t offsetState = (uint64_t(m_nic->GetGpu()) << 32) ^ m_remoteGpu ^ (uint64_t(m_qpn) << 20);
+  const uint64_t pathOffset = SplitMix64(offsetState) >> 16;
   m_active.assign(ports, {});
   m_backups.assign(ports, {});
   m_portUp.assign(ports, true);
@@ -159,7 +166,7 @@ MrcQueuePair::SetUp()
       {
         // Path index k: at the source T0 it picks up-port k mod (up-ports), so the EVs of a
         // plane cover its T1s evenly.
-        auto path = routing->Path(m_nic->GetGpu(), m_remoteGpu, plane, k);
+        auto path = routing->Path(m_nic->GetGpu(), m_remoteGpu, plane, pathOffset + k);
         if (path.empty())
         {
           ev.state = EvState::Denied;
@@ -197,7 +204,6 @@ MrcQueuePair::SetUp()
   m_cc->SetAttribute("Mtu", UintegerValue(m_nic->Mtu()));
   m_cc->Init(m_baseRtt, line);
   m_rto = m_rtoBase;
-  m_received.assign(kReceiveWindow, false);
 }
 
 void
@@ -383,13 +389,37 @@ MrcQueuePair::Receive(const RdmaRxInfo& info, Ptr<Packet> packet)
 
 // ---- receiver ---------------------------------------------------------------------------------
 
+bool
+MrcQueuePair::Received(uint64_t seq) const
+{
+  return seq - m_cum < m_received.size() && m_received[seq & (m_received.size() - 1)];
+}
+
+void
+MrcQueuePair::GrowReceiveRing(uint64_t seq)
+{
+  // A ring of power-of-two size over [m_cum, m_cum + size): small for most QPs, doubled when a
+  // packet arrives further ahead (a QP's window decides how far).
+  if (seq - m_cum < m_received.size())
+  {
+    return;
+  }
+  uint64_t size = std::max<uint64_t>(m_received.size(), kInitialRing);
+  while (seq - m_cum >= size)
+  {
+    size *= 2;
+  }
+  std::vector<bool> ring(size, false);
+  for (uint64_t s = m_cum; s < m_cum + m_received.size(); ++s)
+  {
+    ring[s & (size - 1)] = Received(s);
+  }
+  m_received.swap(ring);
+}
+
 void
 MrcQueuePair::HandleData(const RdmaRxInfo& info, Ptr<Packet> packet)
 {
-  if (m_received.empty())
-  {
-    m_received.assign(kReceiveWindow, false);
-  }
   const uint16_t ev = info.entropy & 0x3FFF;
   if (info.ip.GetDscp() == m_trimmedDscp)
   {
@@ -398,7 +428,11 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info, Ptr<Packet> packet)
   }
   const uint64_t seq = Unwrap(info.bth.GetPsn(), m_cum);
   const bool ecn = info.ip.GetEcn() == Ipv6UsidHeader::Ce;
-  if (seq < m_cum || m_received[seq % kReceiveWindow] || seq >= m_cum + kReceiveWindow)
+  if (seq >= m_cum && seq < m_cum + kReceiveWindow)
+  {
+    GrowReceiveRing(seq);
+  }
+  if (seq < m_cum || seq >= m_cum + kReceiveWindow || Received(seq))
   {
     SendSack(seq, ev, ecn, info.port); // duplicate (or beyond the window): tell the sender again
     return;
@@ -415,11 +449,11 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info, Ptr<Packet> packet)
   }
   ++msg.received;
   msg.bytes += packet->GetSize();
-  m_received[seq % kReceiveWindow] = true;
+  m_received[seq & (m_received.size() - 1)] = true;
   const bool inOrder = seq == m_cum;
-  while (m_received[m_cum % kReceiveWindow])
+  while (Received(m_cum))
   {
-    m_received[m_cum % kReceiveWindow] = false;
+    m_received[m_cum & (m_received.size() - 1)] = false;
     ++m_cum;
   }
   // Completions in message order, as the RDMA completion queue reports them.
@@ -450,7 +484,7 @@ MrcQueuePair::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
   uint64_t bitmap = 0;
   for (uint32_t i = 0; i < 64; ++i)
   {
-    if (m_received[(m_cum + i) % kReceiveWindow])
+    if (Received(m_cum + i))
     {
       bitmap |= uint64_t(1) << i;
     }
@@ -597,6 +631,10 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info, Ptr<Packet> packet)
   {
     m_tx.pop_front();
     ++m_base;
+  }
+  if (m_tx.empty())
+  {
+    Simulator::Cancel(m_timer); // nothing outstanding: no deadline to watch
   }
   while (!m_messages.empty() && m_messages.front().acked == m_messages.front().packets)
   {

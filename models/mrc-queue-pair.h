@@ -114,6 +114,8 @@ private:
   void HandleSack(const RdmaRxInfo& info, Ptr<Packet> packet);
   void HandleNack(const RdmaRxInfo& info, Ptr<Packet> packet);
   void HandleProbe(const RdmaRxInfo& info, Ptr<Packet> packet);
+  bool Received(uint64_t seq) const;
+  void GrowReceiveRing(uint64_t seq);
   void SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port);
   void SendNack(uint32_t psn, uint16_t ev, uint16_t port);
   void Ack(uint64_t seq, uint64_t& newlyAcked);

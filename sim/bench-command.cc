@@ -2,6 +2,7 @@
 #include "sim/cli-args.h"
 #include "sim/commands.h"
 #include "sim/forwarding-benchmark.h"
+#include "sim/perm-benchmark.h"
 #include "sim/process-stats.h"
 #include "topologies/fabric-figures.h"
 #include "topologies/routing-check.h"
@@ -19,12 +20,16 @@ namespace
 const char* kBenchUsage = R"(usage: mrcsim bench topology [--preset NAME | --spec FILE.json] [--samples N] [--json]
        mrcsim bench forwarding [--hosts N | --preset NAME] [--packets K] [--payload B]
                                [--scheduler ns3::MapScheduler] [--json]
+       mrcsim bench perm-8192 [--preset NAME] [--bytes B] [--seed S] [--scheduler S] [--json]
   topology:   generates, routes (ECMP groups, distances) and validates a fabric (default
               multiplane-131k); prints the time of each phase and the peak resident memory.
   forwarding: instantiates the fabric in ns-3 (default 512 hosts, 8 x 100G planes) and forwards
               K packets per host (default 128) of a random permutation, sprayed per packet over
               planes and T1s; prints packet-hops/s, events/s, events per packet-hop, bytes per link,
               build time and peak RSS.
+  perm-8192:  MRC on a random permutation (default preset perm-8192: 8,192 GPUs on one 800G
+              plane, 2 MB per flow), run to completion; prints wall time, packet-hops/s,
+              events/s and peak RSS. Options --preset, --bytes, --seed, --scheduler, --json.
 )";
 
 int
@@ -91,9 +96,10 @@ BenchTopology(const CliArgs& args)
 int
 BenchCommand(const std::vector<std::string>& argv)
 {
-  CliArgs args(argv,
-               { "--json", "--help" },
-               { "--preset", "--spec", "--samples", "--hosts", "--packets", "--payload", "--scheduler" });
+  CliArgs args(
+    argv,
+    { "--json", "--help" },
+    { "--preset", "--spec", "--samples", "--hosts", "--packets", "--payload", "--scheduler", "--bytes", "--seed" });
   if (args.Flag("--help") || args.Positional().empty())
   {
     std::cout << kBenchUsage;
@@ -108,7 +114,11 @@ BenchCommand(const std::vector<std::string>& argv)
   {
     return BenchForwarding(args);
   }
-  throw UsageError("unknown benchmark \"" + which + "\" (available: topology, forwarding)");
+  if (which == "perm-8192" || which == "perm")
+  {
+    return BenchPermutation(args);
+  }
+  throw UsageError("unknown benchmark \"" + which + "\" (available: topology, forwarding, perm-8192)");
 }
 
 } // namespace mrcsim

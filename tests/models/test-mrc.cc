@@ -221,15 +221,18 @@ TEST_CASE("mrc: a T0-T1 link failure is bypassed within 100 us and probes restor
           *c->second = Simulator::Now();
       },
       new std::pair<Ptr<MrcQueuePair>, Time*>(qp.first, &lastOnDeadPath)));
-  std::vector<std::pair<EvState, EvState>> transitions;
-  std::vector<Time> backToGood;
+  // Transitions back to GOOD of the EVs whose path crosses the failed link.
+  std::pair<Ptr<MrcQueuePair>, std::vector<Time>> backToGood{ qp.first, {} };
   qp.first->TraceConnectWithoutContext(
     "EvState",
     MakeBoundCallback(
-      +[](std::vector<Time>* v, uint32_t, uint16_t, int plane, EvState from, EvState to)
+      +[](
+         std::pair<Ptr<MrcQueuePair>, std::vector<Time>>* c, uint32_t, uint16_t ev, int plane, EvState from, EvState to)
       {
-        if (from == EvState::AssumedBad && to == EvState::Good)
-          v->push_back(Simulator::Now());
+        const MrcEv& e = c->first->Evs()[ev];
+        const bool dead = plane == 2 && !e.usids.empty() && e.usids[0] == FabricRouting::PortUsid(16);
+        if (dead && from == EvState::AssumedBad && to == EvState::Good)
+          c->second.push_back(Simulator::Now());
       },
       &backToGood));
   qp.first->PostWrite(1ull << 30);
@@ -244,9 +247,9 @@ TEST_CASE("mrc: a T0-T1 link failure is bypassed within 100 us and probes restor
     CHECK(qp.first->ActiveEvs(port).size() == 16);
   }
   // After the repair, probes brought the EVs back.
-  REQUIRE_FALSE(backToGood.empty());
-  CHECK(backToGood.front() > repairAt);
-  CHECK(backToGood.front() < repairAt + MicroSeconds(200));
+  REQUIRE_FALSE(backToGood.second.empty());
+  CHECK(backToGood.second.front() > repairAt);
+  CHECK(backToGood.second.front() < repairAt + MicroSeconds(200));
   for (const MrcEv& ev : qp.first->Evs())
   {
     CHECK(ev.state != EvState::AssumedBad);

@@ -1,0 +1,142 @@
+// Collective workloads: groups of GPUs that each run an algorithm for a number of iterations,
+// with compute time between iterations. An algorithm is a per-rank schedule of steps (send these
+// messages, expect that many); a rank moves to its next step when its sends are done and its
+// receives have arrived. A message's one completion (the receiver holds it) ends both its send and
+// its receive: the sender's NIC learning of it an ACK later is left out, as are data reduction,
+// buffers, and NCCL's channels and pipelining within a step.
+#ifndef MRCSIM_SIM_COLLECTIVE_WORKLOAD_H
+#define MRCSIM_SIM_COLLECTIVE_WORKLOAD_H
+
+#include "sim/workload.h"
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mrcsim
+{
+
+/// \brief One group's collective as a step schedule over its ranks 0..n-1 (a policy of
+/// CollectiveWorkload). Every rank has the same number of steps; a step may send and receive
+/// nothing.
+class CollectiveAlgorithm
+{
+public:
+  /// \brief One message of a step: to rank `dst`, `bytes` long.
+  struct Send
+  {
+    uint32_t dst = 0;
+    uint64_t bytes = 0;
+  };
+
+  virtual ~CollectiveAlgorithm() = default;
+  /// \brief CollectiveRecord::algorithm, e.g. "ring_allreduce".
+  virtual const char* Name() const = 0;
+  /// \brief CollectiveRecord::bytes (NCCL's "size") and CollectiveRecord::busFactor.
+  virtual uint64_t RecordBytes() const = 0;
+  virtual double BusFactor() const = 0;
+  /// \brief Completion time of one iteration on an idle fabric.
+  virtual double IdealS(const IdealModel& ideal) const = 0;
+
+  /// \brief Bytes all ranks send in one iteration (progress); by default, every step's sends
+  /// added up.
+  virtual uint64_t IterationBytes() const;
+
+  virtual uint32_t Ranks() const = 0;
+  virtual uint32_t Steps() const = 0;
+  virtual uint32_t SendCount(uint32_t rank, uint32_t step) const = 0;
+  virtual Send SendAt(uint32_t rank, uint32_t step, uint32_t index) const = 0;
+  virtual uint32_t ReceiveCount(uint32_t rank, uint32_t step) const = 0;
+  /// \brief Called before each iteration (a permutation draws its next derangement here).
+  virtual void BeginIteration() {}
+};
+
+/// \brief Groups running a CollectiveAlgorithm each, concurrently and independently. A group's
+/// first iteration starts at its start time; iteration i+1 starts `compute` after the last rank
+/// of the group finished iteration i (every GPU computes for `compute` once the whole group has
+/// its data). One CollectiveRecord per (group, iteration). GpuIdle adds ranks x duration for each
+/// finished iteration: with compute only between iterations, a GPU waits on the network for the
+/// whole of each one, even after its own last step.
+class CollectiveWorkload : public Workload
+{
+public:
+  /// \param groups GPU ids per group; rank r of group g is groups[g][r]
+  /// \param algorithms one per group, over that group's ranks
+  /// \param countGpuIdle whether GpuIdle() adds up (collectives) or stays zero (patterns)
+  CollectiveWorkload(std::string name,
+                     std::vector<std::vector<uint32_t>> groups,
+                     std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms,
+                     uint32_t iterations,
+                     ns3::Time start,
+                     ns3::Time compute,
+                     bool countGpuIdle,
+                     const IdealModel& ideal);
+
+  void Start(MessageService& service) override;
+  bool Done() const override { return m_groupsDone == m_groups.size(); }
+  uint64_t BytesPosted() const override { return m_bytesPosted; }
+  uint64_t BytesTotal() const override { return m_bytesTotal; }
+
+private:
+  /// Where a rank is within the current iteration.
+  struct Rank
+  {
+    uint32_t step = 0;
+    uint32_t sendsPending = 0;
+    uint32_t received = 0;                            ///< receives of `step` so far
+    std::vector<std::pair<uint32_t, uint32_t>> early; ///< (step, count) that arrived ahead
+  };
+  struct Group
+  {
+    std::vector<uint32_t> gpus;
+    std::unique_ptr<CollectiveAlgorithm> algorithm;
+    std::vector<Rank> ranks;
+    uint32_t iteration = 0;
+    uint32_t ranksDone = 0;
+    std::size_t record = 0; ///< index of the current iteration's CollectiveRecord
+  };
+
+  void BeginIteration(uint32_t group);
+  /// Enters rank's current step: posts its sends and takes the receives that came early.
+  void EnterStep(uint32_t group, uint32_t rank);
+  /// Moves the rank on while its current step is complete.
+  void Advance(uint32_t group, uint32_t rank);
+  void OnMessageDone(uint32_t group, uint32_t src, uint32_t dst, uint32_t step, std::size_t message);
+  void EndIteration(uint32_t group);
+
+  std::vector<Group> m_groups;
+  uint32_t m_iterations;
+  ns3::Time m_start;
+  ns3::Time m_compute;
+  bool m_countGpuIdle;
+  IdealModel m_ideal;
+  MessageService* m_service = nullptr;
+  std::size_t m_groupsDone = 0;
+  uint64_t m_bytesPosted = 0;
+  uint64_t m_bytesTotal = 0;
+  bool m_posting = false; ///< inside MessageService::Send (which must not complete synchronously)
+};
+
+/// \brief NCCL ring all-reduce of `bytes` per GPU over `ranks`: the buffer in `ranks` chunks
+/// differing by at most one byte (at least one byte each), 2(n-1) steps in which rank r sends one
+/// chunk to r+1 (n-1 reduce-scatter, then n-1 all-gather).
+std::unique_ptr<CollectiveAlgorithm> MakeRingAllReduce(uint32_t ranks, uint64_t bytes);
+
+/// \brief Recursive halving-doubling all-reduce (Rabenseifner) of `bytes` per GPU over `ranks`, a
+/// power of two: reduce-scatter in log2 n steps, step k exchanging half the current segment with
+/// rank r XOR 2^k, then all-gather in the reverse order.
+std::unique_ptr<CollectiveAlgorithm> MakeHalvingDoublingAllReduce(uint32_t ranks, uint64_t bytes);
+
+/// \brief All-to-all of `bytes` per (source, destination) pair over `ranks`. All at once: every
+/// rank posts its n-1 messages together, in the staggered order r+1, r+2, ... (as NCCL does) so
+/// that receivers are not all hit by the same sender first. Pairwise: n-1 steps, in step k rank r
+/// sends to r+k+1 and receives from r-k-1.
+std::unique_ptr<CollectiveAlgorithm> MakeAllToAll(uint32_t ranks, uint64_t bytes, bool pairwise);
+
+} // namespace mrcsim
+
+#endif

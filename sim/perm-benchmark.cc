@@ -1,0 +1,155 @@
+#include "sim/perm-benchmark.h"
+
+#include "sim/process-stats.h"
+
+#include "models/rdma-connect.h"
+#include "models/splitmix.h"
+#include "topologies/fabric-spec.h"
+
+#include "ns3/core-module.h"
+
+#include <iomanip>
+#include <iostream>
+#include <numeric>
+
+namespace mrcsim
+{
+
+namespace
+{
+
+/// A random derangement (nobody sends to itself), Fisher-Yates on splitmix64 draws.
+std::vector<uint32_t>
+Derangement(uint32_t n, uint64_t seed)
+{
+  std::vector<uint32_t> d(n);
+  std::iota(d.begin(), d.end(), 0);
+  uint64_t state = seed;
+  // Sattolo's algorithm: a single cycle, hence no fixed point.
+  for (uint32_t i = n - 1; i > 0; --i)
+  {
+    uint32_t j = static_cast<uint32_t>(ns3::SplitMix64(state) % i);
+    std::swap(d[i], d[j]);
+  }
+  return d;
+}
+
+struct Completions
+{
+  uint64_t count = 0;
+  ns3::Time last;
+};
+
+void
+CountDone(Completions* c, uint32_t, uint64_t, uint64_t, ns3::Time)
+{
+  ++c->count;
+  c->last = ns3::Simulator::Now();
+}
+
+} // namespace
+
+int
+BenchPermutation(const CliArgs& args)
+{
+  using namespace ns3;
+  const std::string preset = args.Value("--preset", "perm-8192");
+  const uint64_t bytes = std::stoull(args.Value("--bytes", "2097152"));
+  const uint64_t seed = std::stoull(args.Value("--seed", "1"));
+  const std::string scheduler = args.Value("--scheduler", "ns3::MapScheduler");
+  ObjectFactory sched;
+  sched.SetTypeId(scheduler);
+  Simulator::SetScheduler(sched);
+  RngSeedManager::SetSeed(static_cast<uint32_t>(seed));
+  Simulator::Run(); // fixes the time resolution before any model is built (see bench forwarding)
+
+  Stopwatch clock;
+  auto fabric = std::make_shared<const Fabric>(BuildFabric(PresetSpec(preset), "preset " + preset));
+  FabricNetwork net(fabric);
+  // MRC's fabric: trimming everywhere, ECN off on the last hop, no PFC.
+  net.GetLastHopPortConfig()->SetAttribute("EcnEnabled", BooleanValue(false));
+  for (auto cfg : { net.GetFabricPortConfig(), net.GetLastHopPortConfig() })
+  {
+    cfg->SetAttribute("TrimEnabled", BooleanValue(true));
+  }
+  const uint32_t n = static_cast<uint32_t>(fabric->NumGpus());
+  std::vector<uint32_t> dst = Derangement(n, seed);
+  std::vector<Ptr<MrcQueuePair>> senders;
+  senders.reserve(n);
+  Completions done;
+  for (uint32_t g = 0; g < n; ++g)
+  {
+    auto qp = ConnectMrc(net, g, dst[g]);
+    qp.second->TraceConnectWithoutContext("RecvComplete", MakeBoundCallback(&CountDone, &done));
+    qp.first->PostWrite(bytes);
+    senders.push_back(qp.first);
+  }
+  const double tBuild = clock.Seconds();
+
+  const uint64_t events0 = Simulator::GetEventCount();
+  clock.Restart();
+  Simulator::Run();
+  const double tRun = clock.Seconds();
+  const uint64_t events = Simulator::GetEventCount() - events0;
+  const Time simulated = done.last; // the last flow's completion
+
+  uint64_t hops = 0;
+  uint64_t trims = 0;
+  for (uint32_t id = 0; id < fabric->NumLinks(); ++id)
+  {
+    auto [a, b] = fabric->Ends(id);
+    for (auto port : { net.GetPort(a, fabric->Link(id).portA), net.GetPort(b, fabric->Link(id).portB) })
+    {
+      hops += port->TxPackets();
+      trims += port->TrimmedPackets();
+    }
+  }
+  uint64_t retransmissions = 0;
+  uint64_t timeouts = 0;
+  uint64_t packets = 0;
+  for (const auto& qp : senders)
+  {
+    retransmissions += qp->Retransmissions();
+    timeouts += qp->Timeouts();
+    packets += qp->PacketsSent();
+  }
+  const uint64_t rss = PeakRssBytes();
+  nlohmann::json j{ { "benchmark", "perm" },
+                    { "fabric", fabric->Name() },
+                    { "gpus", n },
+                    { "bytes_per_flow", bytes },
+                    { "scheduler", scheduler },
+                    { "flows_completed", done.count },
+                    { "data_packets_sent", packets },
+                    { "retransmissions", retransmissions },
+                    { "timeouts", timeouts },
+                    { "trims", trims },
+                    { "packet_hops", hops },
+                    { "events", events },
+                    { "simulated_seconds", simulated.GetSeconds() },
+                    { "seconds", { { "build", tBuild }, { "run", tRun }, { "total", tBuild + tRun } } },
+                    { "packet_hops_per_second", tRun > 0 ? double(hops) / tRun : 0.0 },
+                    { "events_per_second", tRun > 0 ? double(events) / tRun : 0.0 },
+                    { "peak_rss_bytes", rss } };
+  Simulator::Destroy();
+  if (args.Flag("--json"))
+  {
+    std::cout << j.dump(2) << "\n";
+  }
+  else
+  {
+    std::cout << std::fixed << std::setprecision(2) << "permutation benchmark: " << fabric->Name() << " (" << n
+              << " GPUs), MRC, " << bytes << " B per flow, " << scheduler << "\n"
+              << "  completed        " << done.count << " of " << n << " flows in " << simulated.GetMicroSeconds()
+              << " us simulated (" << trims << " trims, " << retransmissions << " retransmissions, " << timeouts
+              << " timeouts)\n"
+              << "  wall time        build " << tBuild << " s, run " << tRun << " s, total " << tBuild + tRun << " s\n"
+              << std::setprecision(0) << "  packet-hops/s    " << j["packet_hops_per_second"].get<double>() << " ("
+              << hops << " packet-hops)\n"
+              << "  events/s         " << j["events_per_second"].get<double>() << " (" << events << " events)\n"
+              << std::setprecision(1) << "  peak RSS         " << rss / 1048576.0 << " MiB\n";
+  }
+  return done.count == n ? 0 : 1;
+}
+
+} // namespace mrcsim

@@ -1,0 +1,143 @@
+// A scenario file, read and validated: the fabric, the transports to compare, the workloads, the
+// failure timeline, stop conditions and outputs. Everything is checked before anything is built;
+// errors name the file, the JSON path, the bad value and what is allowed (SpecError). The JSON
+// Schema of the same format ships as scenarios/scenario.schema.json.
+#ifndef MRCSIM_SIM_SCENARIO_SPEC_H
+#define MRCSIM_SIM_SCENARIO_SPEC_H
+
+#include "topologies/fabric-spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mrcsim
+{
+
+/// \brief One transport to run the workloads on ("transport": an object or a list of them).
+struct TransportSpec
+{
+  std::string type;  ///< "mrc" or "rocev2"
+  std::string label; ///< unique among the scenario's transports (default: the type)
+  /// ns-3 attribute defaults by full name ("ns3::MrcQueuePair::EvCount" -> "64"), applied with
+  /// Config::SetDefault before the network is built; values kept as text (numbers, booleans,
+  /// times like "262us").
+  std::map<std::string, std::string> attributes;
+  uint32_t qpsPerConnection = 1; ///< RoCEv2: QPs per GPU pair, spread over the NIC ports
+};
+
+/// \brief A set of GPUs: "all", a list, or a strided range {"first","count","stride"}.
+struct GpuSet
+{
+  std::vector<uint32_t> gpus; ///< resolved against the fabric's GPU count
+};
+
+/// \brief One workload entry. Collectives run over groups of `groupSize` GPUs taken from `gpus`
+/// (contiguously or strided), all groups at once.
+struct WorkloadSpec
+{
+  std::string type;                     ///< ring_allreduce, hd_allreduce, all_to_all, permutation, incast, random
+  std::string name;                     ///< unique (default: "<type>-<index>")
+  GpuSet gpus;                          ///< default: every GPU
+  uint32_t groupSize = 0;               ///< 0: one group of all `gpus`
+  std::string placement = "contiguous"; ///< "contiguous" or "strided"
+  uint64_t bytes = 0;                   ///< collective: per-GPU buffer; all_to_all: per pair; others: per message
+  std::string mode = "all_at_once";     ///< all_to_all: "all_at_once" or "pairwise"
+  double startUs = 0;
+  uint32_t iterations = 1;
+  double computeUs = 0; ///< GPU compute time between iterations
+  // incast
+  uint32_t receiver = 0;
+  uint32_t senders = 0; ///< incast: the first `senders` of `gpus` other than the receiver
+  // random background traffic
+  double load = 0; ///< offered load per GPU, a fraction of its NIC's line rate
+  double durationUs = 0;
+};
+
+/// \brief Which link a failure names: {"id"}, {"gpu","plane"} (a NIC link), {"plane","t0","t1"}
+/// (the first link between them) or {"plane","t0","up_port"} (the T0's k-th up-link).
+struct LinkSelector
+{
+  std::optional<uint32_t> id;
+  std::optional<uint32_t> gpu;
+  std::optional<int> plane;
+  std::optional<uint32_t> t0;
+  std::optional<uint32_t> t1;
+  std::optional<uint32_t> upPort;
+  std::string where; ///< JSON path of the selector, for errors raised when resolving it
+};
+
+/// \brief One timed failure event.
+struct FailureSpec
+{
+  /// link_down, link_up, link_flap, switch_down, switch_up, plane_down, plane_up, port_down,
+  /// port_up, gray, random_links
+  std::string type;
+  double atUs = 0;
+  LinkSelector link;     ///< link_*, port_* (a NIC link), gray
+  int plane = -1;        ///< plane_*, switch_*
+  int tier = -1;         ///< switch_*
+  uint32_t index = 0;    ///< switch_*
+  double periodUs = 0;   ///< link_flap: down for half a period, then up
+  uint32_t count = 0;    ///< link_flap: number of periods
+  double lossRate = 0;   ///< gray: per-packet loss probability, both directions
+  double rateFactor = 1; ///< gray: fraction of the line rate left
+  double mtbfUs = 0;     ///< random_links: mean time between failures per link
+  double mttrUs = 0;     ///< random_links: mean time to repair
+  double untilUs = 0;    ///< random_links: no new failure after this time
+  std::string linkClass; ///< random_links: "gpu-t0" or "t0-t1"
+  std::string where;     ///< JSON path, for messages
+};
+
+/// \brief When a run ends: all work done (always), or a limit.
+struct StopSpec
+{
+  double simTimeUs = 0; ///< 0: no limit
+  double wallTimeS = 0; ///< 0: no limit
+};
+
+/// \brief What a run writes.
+struct OutputSpec
+{
+  double sampleIntervalUs = 10;        ///< time series (goodput per plane, link utilisation)
+  std::vector<LinkSelector> pcapLinks; ///< both ends of each link write pcap files
+};
+
+/// \brief A whole scenario.
+struct ScenarioSpec
+{
+  std::string file; ///< where it was read from
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  FabricSpec topology;
+  std::vector<TransportSpec> transports;
+  std::vector<WorkloadSpec> workloads;
+  std::vector<FailureSpec> failures;
+  StopSpec stop;
+  OutputSpec outputs;
+  nlohmann::json document; ///< the document after --set overrides (hashed into the summary)
+};
+
+/// \brief Applies one `path=value` override (path: keys and list indices separated by '.',
+/// e.g. "workloads.0.bytes=1048576" or "transport.attributes.ns3::MrcQueuePair::EvCount=64"; the
+/// value is parsed as JSON, or taken as a string if it is not JSON). An unknown key is an error
+/// at validation, like in the file.
+void ApplyOverride(nlohmann::json& document, const std::string& assignment);
+
+/// \brief Reads and validates a scenario: JSON syntax, keys, types, ranges, references (GPU
+/// indices, links, planes against the fabric the topology describes). Throws SpecError.
+ScenarioSpec ParseScenario(const nlohmann::json& document, const std::string& origin);
+ScenarioSpec ReadScenarioFile(const std::string& file, const std::vector<std::string>& overrides = {});
+
+/// \brief The id of the link a selector names in `fabric` (ParseScenario has already checked that
+/// it names one). Throws SpecError naming `origin`, the selector's JSON path and what exists.
+uint32_t ResolveLink(const Fabric& fabric, const LinkSelector& link, const std::string& origin);
+
+} // namespace mrcsim
+
+#endif
