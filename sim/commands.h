@@ -11,6 +11,8 @@ namespace mrcsim
 
 int TopoCommand(const std::vector<std::string>& args);
 int BenchCommand(const std::vector<std::string>& args);
+int RunCommand(const std::vector<std::string>& args);
+int ValidateCommand(const std::vector<std::string>& args);
 
 } // namespace mrcsim
 

@@ -12,8 +12,10 @@ namespace
 
 const char* kUsage = R"(usage: mrcsim <command> [options]
 commands:
-  topo    build a fabric (preset, spec file or GraphML) and print its figures
-  bench   benchmarks: topology | forwarding
+  topo      build a fabric (preset, spec file or GraphML) and print its figures
+  run       run a scenario file (MRC and/or RoCEv2), write results and a comparison table
+  validate  check a scenario file without running it
+  bench     benchmarks: topology | forwarding | perm-8192
 run `mrcsim <command> --help` for its options.
 )";
 
@@ -37,6 +39,10 @@ main(int argc, char** argv)
       return mrcsim::TopoCommand(args);
     if (command == "bench")
       return mrcsim::BenchCommand(args);
+    if (command == "run")
+      return mrcsim::RunCommand(args);
+    if (command == "validate")
+      return mrcsim::ValidateCommand(args);
     if (command == "--help" || command == "help")
     {
       std::cout << kUsage;

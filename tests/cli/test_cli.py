@@ -88,6 +88,34 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_error("bad link", ["topo", "--preset", "multiplane-64", "--fail-link", "99999"], 2, "--fail-link 99999")
     expect_error("bad command", ["frobnicate"], 2, "unknown command")
 
+    # Scenarios: every shipped file validates; a bad one stops before anything runs.
+    scen_dir = os.path.join(SRC, "scenarios")
+    for root, _, files in os.walk(scen_dir):
+        for name in sorted(files):
+            if name.endswith(".json") and not name.endswith(".schema.json"):
+                code, out, err = run("validate", os.path.join(root, name))
+                check("validate " + name, code == 0 and "valid" in out, err.strip())
+    bad = spec("bad-scenario.json", '{"name": "x", "topology": {"preset": "multiplane-64"}, "transport": '
+                                    '{"type": "mrc"}, "workloads": [{"type": "permutation", "bytes": -5}]}')
+    expect_error("bad scenario", ["run", bad], 1, "bad-scenario.json", "/workloads/0/bytes")
+    expect_error("bad override", ["validate", os.path.join(scen_dir, "quickstart.json"), "--set", "workloads.7.bytes=1"],
+                 1, "workloads.7.bytes")
+    expect_error("run no file", ["run"], 2)
+    # A tiny run writes the summary and the CSVs, and prints the comparison table.
+    tiny = spec("tiny.json", '{"name": "tiny", "topology": {"preset": "multiplane-64"}, "transport": '
+                             '[{"type": "mrc"}, {"type": "rocev2", "qps_per_connection": 8}], "workloads": '
+                             '[{"type": "permutation", "gpus": {"first": 0, "count": 8, "stride": 8}, "bytes": 65536}]}')
+    outdir = os.path.join(tmp, "tiny-out")
+    code, out, err = run("run", tiny, "--out", outdir, "--quiet")
+    check("run exit", code == 0, err)
+    check("run table", "mrc" in out and "rocev2" in out and "complete" in out, out)
+    summary = json.load(open(os.path.join(outdir, "summary.json")))
+    check("run summary", [r["label"] for r in summary["runs"]] == ["mrc", "rocev2"]
+          and not summary["partial"] and summary["runs"][0]["messages"]["completed"] == 8, summary)
+    for label in ("mrc", "rocev2"):
+        for csv_name in ("collectives.csv", "messages.csv", "timeseries.csv"):
+            check("run " + label + " " + csv_name, os.path.getsize(os.path.join(outdir, label, csv_name)) > 0)
+
 print(f"{passed} passed, {len(failures)} failed")
 for f in failures:
     print("FAIL", f)

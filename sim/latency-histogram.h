@@ -1,0 +1,88 @@
+// A log-bucketed histogram of durations (HDR-style): constant memory, relative error under 1%,
+// percentiles without storing samples. Used for message completion times, slowdowns and packet
+// latencies.
+#ifndef MRCSIM_SIM_LATENCY_HISTOGRAM_H
+#define MRCSIM_SIM_LATENCY_HISTOGRAM_H
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace mrcsim
+{
+
+/// \brief Histogram of positive values (any unit); bucket bounds grow by 1% per bucket.
+class LatencyHistogram
+{
+public:
+  /// \param min smallest value told apart (smaller values land in the first bucket)
+  explicit LatencyHistogram(double min = 1e-3) : m_min(min) {}
+
+  void Add(double value)
+  {
+    const size_t b = Bucket(value);
+    if (b >= m_counts.size())
+    {
+      m_counts.resize(b + 1, 0);
+    }
+    ++m_counts[b];
+    ++m_count;
+    m_sum += value;
+    m_max = std::max(m_max, value);
+  }
+
+  uint64_t Count() const { return m_count; }
+  double Mean() const { return m_count ? m_sum / double(m_count) : 0.0; }
+  double Max() const { return m_max; }
+
+  /// \brief The value at quantile q in [0, 1] (the upper bound of its bucket, capped at the max).
+  double Quantile(double q) const
+  {
+    if (m_count == 0)
+    {
+      return 0;
+    }
+    const uint64_t rank = std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * double(m_count))));
+    uint64_t seen = 0;
+    for (size_t b = 0; b < m_counts.size(); ++b)
+    {
+      seen += m_counts[b];
+      if (seen >= rank)
+      {
+        return std::min(m_max, m_min * std::pow(kGrowth, double(b + 1)));
+      }
+    }
+    return m_max;
+  }
+
+  /// \brief count, mean, p50, p90, p99, p99.9 and max.
+  nlohmann::json Summary() const
+  {
+    return { { "count", m_count },     { "mean", Mean() },        { "p50", Quantile(0.5) },
+             { "p90", Quantile(0.9) }, { "p99", Quantile(0.99) }, { "p99_9", Quantile(0.999) },
+             { "max", m_max } };
+  }
+
+private:
+  static constexpr double kGrowth = 1.01;
+  size_t Bucket(double value) const
+  {
+    if (value <= m_min)
+    {
+      return 0;
+    }
+    return static_cast<size_t>(std::log(value / m_min) / std::log(kGrowth));
+  }
+
+  double m_min;
+  std::vector<uint64_t> m_counts;
+  uint64_t m_count = 0;
+  double m_sum = 0;
+  double m_max = 0;
+};
+
+} // namespace mrcsim
+
+#endif

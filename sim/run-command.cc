@@ -1,0 +1,162 @@
+// `mrcsim run SCENARIO.json` and `mrcsim validate SCENARIO.json`: a scenario file in, a
+// summary (summary.json), tidy CSVs per transport and a comparison table out.
+#include "sim/cli-args.h"
+#include "sim/commands.h"
+#include "sim/scenario-runner.h"
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace mrcsim
+{
+
+namespace
+{
+
+const char* kRunUsage = R"(usage: mrcsim run SCENARIO.json [--set path=value ...] [--out DIR] [--quiet]
+       mrcsim validate SCENARIO.json [--set path=value ...]
+  run:      runs the scenario's workloads on each of its transports and writes
+            DIR/summary.json (default DIR: results/<name>) and DIR/<transport>/{collectives,
+            messages,timeseries}.csv; prints a comparison table. Ctrl-C stops cleanly and
+            writes partial results, marked partial.
+  validate: reads and checks the scenario (keys, types, ranges, references) and builds nothing.
+  --set:    overrides a value by its path (keys and list indices joined by '.'), e.g.
+            --set workloads.0.bytes=1048576 --set seed=7
+            --set transport.0.attributes.ns3::MrcQueuePair::EvCount=64
+)";
+
+std::string
+Fnv1a(const std::string& text)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text)
+  {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  std::ostringstream out;
+  out << std::hex << std::setw(16) << std::setfill('0') << h;
+  return out.str();
+}
+
+void
+OnSigint(int)
+{
+  g_interrupted = true;
+}
+
+std::string
+Fixed(double v, int digits)
+{
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(digits) << v;
+  return out.str();
+}
+
+/// The comparison table: one row per transport.
+void
+PrintTable(const ScenarioSpec& spec, const nlohmann::json& runs)
+{
+  std::cout << "scenario " << spec.name << " (seed " << spec.seed << ")\n";
+  std::cout << std::left << std::setw(12) << "transport" << std::right << std::setw(16) << "completion us"
+            << std::setw(15) << "coll. mean us" << std::setw(12) << "busbw Gb/s" << std::setw(13) << "msg p50 us"
+            << std::setw(13) << "msg p99 us" << std::setw(14) << "msg p99.9 us" << std::setw(11) << "retx"
+            << std::setw(11) << "timeouts" << std::setw(10) << "trims" << std::setw(10) << "drops"
+            << "  status\n";
+  for (const auto& r : runs)
+  {
+    double collMean = 0;
+    double busbw = 0;
+    if (!r["collectives"].empty())
+    {
+      collMean = r["collectives"][0]["time_us"]["mean"].get<double>();
+      busbw = r["collectives"][0]["busbw_gbps"].get<double>();
+    }
+    uint64_t drops = 0;
+    for (const auto& [cause, n] : r["counters"]["drops"].items())
+      drops += n.get<uint64_t>();
+    const auto& m = r["messages"]["time_us"];
+    std::cout << std::left << std::setw(12) << r["label"].get<std::string>() << std::right << std::setw(16)
+              << Fixed(r["completion_us"].get<double>(), 1) << std::setw(15) << Fixed(collMean, 1) << std::setw(12)
+              << Fixed(busbw, 1) << std::setw(13) << Fixed(m["p50"].get<double>(), 1) << std::setw(13)
+              << Fixed(m["p99"].get<double>(), 1) << std::setw(14) << Fixed(m["p99_9"].get<double>(), 1)
+              << std::setw(11) << r["counters"]["retransmissions"].get<uint64_t>() << std::setw(11)
+              << r["counters"]["timeouts"].get<uint64_t>() << std::setw(10) << r["counters"]["trims"].get<uint64_t>()
+              << std::setw(10) << drops << "  "
+              << (r["partial"].get<bool>() ? "PARTIAL: " + r["stop_reason"].get<std::string>() : "complete") << "\n";
+  }
+}
+
+} // namespace
+
+int
+ValidateCommand(const std::vector<std::string>& argv)
+{
+  CliArgs args(argv, { "--help" }, { "--set" });
+  if (args.Flag("--help") || args.Positional().size() != 1)
+  {
+    std::cout << kRunUsage;
+    return args.Flag("--help") ? 0 : 2;
+  }
+  ScenarioSpec spec = ReadScenarioFile(args.Positional()[0], args.Values("--set"));
+  std::cout << spec.file << ": valid (" << spec.transports.size() << " transport(s), " << spec.workloads.size()
+            << " workload(s), " << spec.failures.size() << " failure(s))\n";
+  return 0;
+}
+
+int
+RunCommand(const std::vector<std::string>& argv)
+{
+  CliArgs args(argv, { "--help", "--quiet" }, { "--set", "--out" });
+  if (args.Flag("--help") || args.Positional().size() != 1)
+  {
+    std::cout << kRunUsage;
+    return args.Flag("--help") ? 0 : 2;
+  }
+  ScenarioSpec spec = ReadScenarioFile(args.Positional()[0], args.Values("--set"));
+  const std::filesystem::path out = args.Value("--out", "results/" + spec.name);
+  std::filesystem::create_directories(out);
+  auto fabric = std::make_shared<const Fabric>(BuildFabric(spec.topology, spec.file));
+
+  std::signal(SIGINT, OnSigint);
+  nlohmann::json runs = nlohmann::json::array();
+  nlohmann::json wall = nlohmann::json::array();
+  bool partial = false;
+  for (const TransportSpec& t : spec.transports)
+  {
+    if (g_interrupted)
+      break;
+    RunOptions options;
+    options.outDir = (out / t.label).string();
+    options.progress = !args.Flag("--quiet");
+    std::filesystem::create_directories(options.outDir);
+    TransportResult r = RunTransport(spec, t, fabric, options);
+    runs.push_back(r.summary);
+    wall.push_back(r.wall);
+    partial = partial || r.partial;
+  }
+  partial = partial || runs.size() < spec.transports.size();
+  nlohmann::json summary{ { "scenario", spec.name },
+                          { "scenario_file", spec.file },
+                          { "scenario_hash", Fnv1a(spec.document.dump()) },
+                          { "seed", spec.seed },
+                          { "version", MRCSIM_VERSION },
+                          { "fabric",
+                            { { "name", fabric->Name() },
+                              { "gpus", fabric->NumGpus() },
+                              { "switches", fabric->NumSwitches() },
+                              { "links", fabric->NumLinks() } } },
+                          { "partial", partial },
+                          { "runs", runs },
+                          { "wall_clock", wall } };
+  std::ofstream(out / "summary.json") << summary.dump(2) << "\n";
+  PrintTable(spec, runs);
+  std::cout << "results in " << out.string() << "/ (summary.json, <transport>/*.csv)\n";
+  return partial ? 3 : 0;
+}
+
+} // namespace mrcsim

@@ -1,0 +1,709 @@
+#include "sim/scenario-runner.h"
+
+#include "sim/latency-histogram.h"
+#include "sim/process-stats.h"
+
+#include "models/fabric-packet.h"
+#include "models/fabric-switch.h"
+#include "models/port-queue-config.h"
+#include "models/rdma-connect.h"
+#include "models/splitmix.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/core-module.h"
+
+#include <cmath>
+#include <deque>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <set>
+
+namespace mrcsim
+{
+
+std::atomic<bool> g_interrupted{ false };
+
+namespace
+{
+
+using ns3::MicroSeconds;
+using ns3::Ptr;
+using ns3::RdmaQueuePair;
+using ns3::Simulator;
+using ns3::Time;
+
+/// Completion callbacks waiting on one receiving QP, in posting order (RDMA completes a QP's
+/// messages in order).
+using PendingQueue = std::deque<std::function<void()>>;
+
+void
+OnRecvComplete(PendingQueue* pending, uint32_t, uint64_t, uint64_t, Time)
+{
+  std::function<void()> done = std::move(pending->front());
+  pending->pop_front();
+  done();
+}
+
+void
+OnQpError(std::vector<std::string>* errors, uint32_t qpn, const std::string& cause)
+{
+  errors->push_back("QP " + std::to_string(qpn) + ": " + cause);
+}
+
+void
+CountEvTransition(uint64_t* n, uint32_t, uint16_t, int, ns3::EvState, ns3::EvState)
+{
+  ++*n;
+}
+
+/// The QPs between two GPUs, both directions (a QP pair carries data both ways).
+struct Connection
+{
+  uint32_t a = 0;
+  std::vector<Ptr<RdmaQueuePair>> aSide;
+  std::vector<Ptr<RdmaQueuePair>> bSide;
+  std::vector<PendingQueue*> aPending; ///< completions of messages received by aSide[i]
+  std::vector<PendingQueue*> bPending;
+};
+
+/// Workloads' messages on the QPs of one transport; QPs are created on a pair's first message.
+class NetworkService : public MessageService
+{
+public:
+  NetworkService(ns3::FabricNetwork& net, const TransportSpec& transport) : m_net(net), m_transport(transport) {}
+
+  void Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done) override
+  {
+    Connection& c = Get(src, dst);
+    const bool forward = src == c.a;
+    auto& senders = forward ? c.aSide : c.bSide;
+    auto& pending = forward ? c.bPending : c.aPending;
+    // RoCEv2 with several QPs per connection: the message is split evenly over them (as NCCL
+    // splits over channels) and completes with its last part.
+    const uint64_t parts = std::min<uint64_t>(senders.size(), bytes);
+    if (parts == 1)
+    {
+      pending[0]->push_back(std::move(done));
+      senders[0]->PostWrite(bytes);
+      return;
+    }
+    auto left = std::make_shared<uint64_t>(parts);
+    auto whole = std::make_shared<std::function<void()>>(std::move(done));
+    for (uint64_t i = 0; i < parts; ++i)
+    {
+      const uint64_t part = bytes / parts + (i < bytes % parts ? 1 : 0);
+      pending[i]->push_back(
+        [left, whole]
+        {
+          if (--*left == 0)
+            (*whole)();
+        });
+      senders[i]->PostWrite(part);
+    }
+  }
+
+  const std::vector<Ptr<RdmaQueuePair>>& AllQps() const { return m_qps; }
+  const std::vector<std::string>& Errors() const { return m_errors; }
+  uint64_t EvTransitions() const { return m_evTransitions; }
+
+private:
+  Connection& Get(uint32_t src, uint32_t dst)
+  {
+    const uint64_t key = (uint64_t(std::min(src, dst)) << 32) | std::max(src, dst);
+    auto it = m_connections.find(key);
+    if (it != m_connections.end())
+    {
+      return it->second;
+    }
+    Connection& c = m_connections[key];
+    c.a = std::min(src, dst);
+    const uint32_t b = std::max(src, dst);
+    if (m_transport.type == "mrc")
+    {
+      auto qp = ns3::ConnectMrc(m_net, c.a, b);
+      for (auto side : { qp.first, qp.second })
+      {
+        side->TraceConnectWithoutContext("EvState", ns3::MakeBoundCallback(&CountEvTransition, &m_evTransitions));
+      }
+      Add(c, qp.first, qp.second);
+    }
+    else
+    {
+      const uint16_t ports = m_net.GetHost(c.a)->NumPorts();
+      for (uint32_t q = 0; q < m_transport.qpsPerConnection; ++q)
+      {
+        uint64_t h = (uint64_t(c.a) << 32) ^ (uint64_t(b) << 8) ^ q;
+        const uint16_t entropy = static_cast<uint16_t>(0xC000 | (ns3::SplitMix64(h) & 0x3FFF));
+        auto qp = ns3::ConnectRoce(m_net, c.a, b, static_cast<uint16_t>(q % ports), entropy);
+        Add(c, qp.first, qp.second);
+      }
+    }
+    return c;
+  }
+
+  void Add(Connection& c, Ptr<RdmaQueuePair> x, Ptr<RdmaQueuePair> y)
+  {
+    c.aSide.push_back(x);
+    c.bSide.push_back(y);
+    for (auto [qp, list] : { std::make_pair(x, &c.aPending), std::make_pair(y, &c.bPending) })
+    {
+      m_pending.emplace_back();
+      PendingQueue* pending = &m_pending.back();
+      list->push_back(pending);
+      qp->TraceConnectWithoutContext("RecvComplete", ns3::MakeBoundCallback(&OnRecvComplete, pending));
+      qp->TraceConnectWithoutContext("Error", ns3::MakeBoundCallback(&OnQpError, &m_errors));
+      m_qps.push_back(qp);
+    }
+  }
+
+  ns3::FabricNetwork& m_net;
+  const TransportSpec& m_transport;
+  std::map<uint64_t, Connection> m_connections;
+  std::deque<PendingQueue> m_pending; ///< stable addresses
+  std::vector<Ptr<RdmaQueuePair>> m_qps;
+  std::vector<std::string> m_errors;
+  uint64_t m_evTransitions = 0;
+};
+
+/// The links of `fabric` touching a switch of `plane` (all tiers).
+std::vector<uint32_t>
+PlaneLinks(const Fabric& fabric, int plane)
+{
+  std::set<uint32_t> links;
+  for (int tier = 0; tier < fabric.NumTiers(); ++tier)
+  {
+    for (VertexId v : fabric.Switches(plane, tier))
+    {
+      for (uint16_t p = 0; p < fabric.Degree(v); ++p)
+        links.insert(fabric.LinkAt(v, p).id);
+    }
+  }
+  return { links.begin(), links.end() };
+}
+
+std::vector<uint32_t>
+SwitchLinks(const Fabric& fabric, int plane, int tier, uint32_t index)
+{
+  VertexId v = fabric.Switches(plane, tier)[index];
+  std::vector<uint32_t> links;
+  for (uint16_t p = 0; p < fabric.Degree(v); ++p)
+    links.push_back(fabric.LinkAt(v, p).id);
+  return links;
+}
+
+/// Links of a class: "gpu-t0" (a GPU at one end) or "t0-t1" (tier-0 and tier-1 switches).
+std::vector<uint32_t>
+ClassLinks(const Fabric& fabric, const std::string& linkClass)
+{
+  std::vector<uint32_t> links;
+  for (uint32_t id = 0; id < fabric.NumLinks(); ++id)
+  {
+    auto [a, b] = fabric.Ends(id);
+    const FabricNode& na = fabric.Node(a);
+    const FabricNode& nb = fabric.Node(b);
+    const bool gpu = na.role == NodeRole::Gpu || nb.role == NodeRole::Gpu;
+    const bool t0t1 = !gpu && std::min(na.tier, nb.tier) == 0 && std::max(na.tier, nb.tier) == 1;
+    if ((linkClass == "gpu-t0" && gpu) || (linkClass == "t0-t1" && t0t1))
+      links.push_back(id);
+  }
+  return links;
+}
+
+/// Schedules the failure timeline; returns a log of what will happen (for the summary).
+nlohmann::json
+ScheduleFailures(const ScenarioSpec& spec, const Fabric& fabric, ns3::FabricNetwork& net)
+{
+  nlohmann::json log = nlohmann::json::array();
+  auto setLinks = [&net](Time at, const std::vector<uint32_t>& links, bool up)
+  {
+    for (uint32_t id : links)
+      net.ScheduleLinkUp(at, id, up);
+  };
+  uint64_t stream = 0;
+  for (const FailureSpec& f : spec.failures)
+  {
+    const Time at = MicrosecondsToTime(f.atUs);
+    const std::string& t = f.type;
+    nlohmann::json entry{ { "type", t }, { "at_us", f.atUs } };
+    if (t == "link_down" || t == "link_up" || t == "port_down" || t == "port_up")
+    {
+      const uint32_t id = ResolveLink(fabric, f.link, spec.file);
+      setLinks(at, { id }, t == "link_up" || t == "port_up");
+      entry["links"] = { id };
+    }
+    else if (t == "link_flap")
+    {
+      const uint32_t id = ResolveLink(fabric, f.link, spec.file);
+      for (uint32_t k = 0; k < f.count; ++k)
+      {
+        setLinks(MicrosecondsToTime(f.atUs + k * f.periodUs), { id }, false);
+        setLinks(MicrosecondsToTime(f.atUs + (k + 0.5) * f.periodUs), { id }, true);
+      }
+      entry["links"] = { id };
+    }
+    else if (t == "switch_down" || t == "switch_up")
+    {
+      auto links = SwitchLinks(fabric, f.plane, f.tier, f.index);
+      setLinks(at, links, t == "switch_up");
+      entry["links"] = links.size();
+    }
+    else if (t == "plane_down" || t == "plane_up")
+    {
+      auto links = PlaneLinks(fabric, f.plane);
+      setLinks(at, links, t == "plane_up");
+      entry["links"] = links.size();
+    }
+    else if (t == "gray")
+    {
+      const uint32_t id = ResolveLink(fabric, f.link, spec.file);
+      auto [a, b] = fabric.Ends(id);
+      const FabricLink& l = fabric.Link(id);
+      Ptr<ns3::FabricChannel> ch = net.GetChannel(id);
+      Ptr<ns3::FabricPort> pa = net.GetPort(a, l.portA);
+      Ptr<ns3::FabricPort> pb = net.GetPort(b, l.portB);
+      const double loss = f.lossRate;
+      const double rate = f.rateFactor;
+      Simulator::Schedule(at,
+                          [ch, pa, pb, loss, rate]
+                          {
+                            for (auto p : { pa, pb })
+                            {
+                              ch->SetLossRate(ns3::PeekPointer(p), loss);
+                              ch->SetRateFactor(ns3::PeekPointer(p), rate);
+                            }
+                          });
+      entry["links"] = { id };
+    }
+    else if (t == "random_links")
+    {
+      // Failures of a link class as a Poisson process (rate: links / MTBF), each repaired after
+      // an exponential time of mean MTTR; drawn from the scenario seed.
+      auto links = ClassLinks(fabric, f.linkClass);
+      uint64_t rng = WorkloadStreamSeed(spec.seed, "random_links", stream++);
+      double now = f.atUs;
+      uint64_t drawn = 0;
+      while (!links.empty())
+      {
+        now += -std::log1p(-ns3::SplitMixUniform(rng)) * f.mtbfUs / double(links.size());
+        if (now >= f.untilUs)
+          break;
+        const uint32_t id = links[ns3::SplitMix64(rng) % links.size()];
+        const double repair = -std::log1p(-ns3::SplitMixUniform(rng)) * f.mttrUs;
+        setLinks(MicrosecondsToTime(now), { id }, false);
+        setLinks(MicrosecondsToTime(now + repair), { id }, true);
+        ++drawn;
+      }
+      entry["failures_drawn"] = drawn;
+      entry["links_in_class"] = links.size();
+    }
+    log.push_back(entry);
+  }
+  return log;
+}
+
+/// Ports whose transmitted bytes make the time series: switch ports facing GPUs (goodput
+/// delivered per plane) and T0 up-ports (fabric utilisation per plane).
+struct SampledPorts
+{
+  std::vector<std::vector<Ptr<ns3::FabricPort>>> lastHop; ///< by plane
+  std::vector<std::vector<Ptr<ns3::FabricPort>>> up;      ///< by plane
+  std::vector<double> upCapacityBps;                      ///< by plane
+};
+
+SampledPorts
+FindSampledPorts(const Fabric& fabric, ns3::FabricNetwork& net)
+{
+  SampledPorts s;
+  const int planes = std::max(1, fabric.NumPlanes());
+  s.lastHop.resize(planes);
+  s.up.resize(planes);
+  s.upCapacityBps.assign(planes, 0);
+  for (uint32_t id = 0; id < fabric.NumLinks(); ++id)
+  {
+    auto [a, b] = fabric.Ends(id);
+    const FabricLink& l = fabric.Link(id);
+    for (auto [v, port, peer] : { std::make_tuple(a, l.portA, b), std::make_tuple(b, l.portB, a) })
+    {
+      const FabricNode& n = fabric.Node(v);
+      const FabricNode& p = fabric.Node(peer);
+      if (n.role != NodeRole::Switch)
+        continue;
+      const int plane = std::max<int>(0, n.plane);
+      if (p.role == NodeRole::Gpu)
+        s.lastHop[plane].push_back(net.GetPort(v, port));
+      else if (n.tier == 0 && p.tier == 1)
+      {
+        s.up[plane].push_back(net.GetPort(v, port));
+        s.upCapacityBps[plane] += double(l.rateBps);
+      }
+    }
+  }
+  return s;
+}
+
+uint64_t
+SumTxBytes(const std::vector<Ptr<ns3::FabricPort>>& ports)
+{
+  uint64_t sum = 0;
+  for (const auto& p : ports)
+    sum += p->TxBytes();
+  return sum;
+}
+
+} // namespace
+
+IdealModel
+MakeIdealModel(const FabricRouting& routing, uint32_t mtu)
+{
+  const Fabric& fabric = routing.GetFabric();
+  IdealModel m;
+  const VertexId g0 = fabric.Gpu(0);
+  for (uint16_t p = 0; p < fabric.Degree(g0); ++p)
+    m.gpuBandwidthBps += double(fabric.LinkAt(g0, p).rateBps);
+  // A full data packet on the wire: IPv6 with a uSID carrier, UDP, BTH, RETH, payload, framing.
+  ns3::FabricPacketSpec ps;
+  ps.payloadBytes = mtu;
+  ns3::UintegerValue framingValue;
+  ns3::CreateObject<ns3::PortQueueConfig>()->GetAttribute("FramingBytes", framingValue);
+  const double wire = double(ns3::MakeFabricPacket(ps)->GetSize() + framingValue.Get());
+  m.wireOverhead = wire / double(mtu);
+  // Latency of one packet on the longest shortest path: GPU 0 to the last GPU (another leaf
+  // when there is one), store-and-forward at each switch.
+  ns3::TimeValue fwd;
+  ns3::CreateObject<ns3::FabricSwitch>()->GetAttribute("ForwardingLatency", fwd);
+  const uint32_t far = static_cast<uint32_t>(fabric.NumGpus() - 1);
+  const auto path = routing.Path(0, far, fabric.Node(fabric.Peer(g0, 0).node).plane, 0);
+  const double linkRate = double(fabric.LinkAt(g0, 0).rateBps);
+  const double delay = fabric.LinkAt(g0, 0).delayNs * 1e-9;
+  const size_t switches = path.empty() ? 1 : path.size();
+  const size_t links = switches + 1;
+  m.baseLatencyS =
+    double(links) * delay + double(links - 1) * wire * 8 / linkRate + double(switches) * fwd.Get().GetSeconds();
+  return m;
+}
+
+TransportResult
+RunTransport(const ScenarioSpec& spec,
+             const TransportSpec& transport,
+             std::shared_ptr<const Fabric> fabric,
+             const RunOptions& options)
+{
+  using namespace ns3;
+  Stopwatch wall;
+  // Each transport starts from ns-3's defaults, then its own attributes.
+  Config::Reset();
+  RngSeedManager::SetSeed(static_cast<uint32_t>(spec.seed % 0xFFFFFFFFu) + 1);
+  RngSeedManager::SetRun(spec.seed >> 32);
+  std::set<std::string> userSet;
+  for (const auto& [name, value] : transport.attributes)
+  {
+    if (!Config::SetDefaultFailSafe(name, StringValue(value)))
+    {
+      throw SpecError(spec.file + ": at /transport (" + transport.label + ")/attributes/" + name + ": \"" + value +
+                      "\" is not a valid value of an existing ns-3 attribute (name ns3::Type::Attribute; run with "
+                      "NS_LOG unset; see the model headers for the attributes)");
+    }
+    userSet.insert(name.substr(name.rfind("::") + 2));
+  }
+
+  FabricNetwork net(fabric);
+  // The transport's fabric policy, unless the scenario set the same attribute itself.
+  auto policy = [&](Ptr<PortQueueConfig> cfg, const std::string& attr, bool value)
+  {
+    if (!userSet.count(attr))
+      cfg->SetAttribute(attr, BooleanValue(value));
+  };
+  if (transport.type == "mrc")
+  {
+    policy(net.GetLastHopPortConfig(), "EcnEnabled", false); // a mark means mid-fabric congestion
+    policy(net.GetFabricPortConfig(), "TrimEnabled", true);
+    policy(net.GetLastHopPortConfig(), "TrimEnabled", true);
+  }
+  else
+  {
+    for (auto cfg : { net.GetFabricPortConfig(), net.GetLastHopPortConfig(), net.GetNicPortConfig() })
+      policy(cfg, "PfcEnabled", true);
+  }
+
+  UintegerValue mtu;
+  CreateObject<RdmaNic>()->GetAttribute("Mtu", mtu); // the NICs' payload per packet
+  const IdealModel ideal = MakeIdealModel(net.Routing(), static_cast<uint32_t>(mtu.Get()));
+  NetworkService service(net, transport);
+  std::vector<std::unique_ptr<Workload>> workloads;
+  for (const WorkloadSpec& w : spec.workloads)
+  {
+    workloads.push_back(MakeWorkload(w, spec.seed, ideal));
+  }
+  for (auto& w : workloads)
+  {
+    w->Start(service);
+  }
+  nlohmann::json failureLog = ScheduleFailures(spec, *fabric, net);
+
+  // Time series and the monitor (stop conditions, progress) on one periodic event.
+  SampledPorts sampled = FindSampledPorts(*fabric, net);
+  const int planes = static_cast<int>(sampled.lastHop.size());
+  const Time interval = MicrosecondsToTime(spec.outputs.sampleIntervalUs);
+  std::ofstream series;
+  if (!options.outDir.empty())
+  {
+    series.open(options.outDir + "/timeseries.csv");
+    series << "time_us,plane,goodput_gbps,uplink_utilisation\n";
+  }
+  std::vector<uint64_t> lastGood(planes, 0);
+  std::vector<uint64_t> lastUp(planes, 0);
+  std::string stopReason = "all work done";
+  bool partial = false;
+  double lastProgress = 0;
+  auto allDone = [&]
+  {
+    for (auto& w : workloads)
+      if (!w->Done())
+        return false;
+    return true;
+  };
+  const uint64_t events0 = Simulator::GetEventCount();
+  std::function<void()> monitor = [&]
+  {
+    for (int p = 0; p < planes; ++p)
+    {
+      const uint64_t good = SumTxBytes(sampled.lastHop[p]);
+      const uint64_t up = SumTxBytes(sampled.up[p]);
+      if (series.is_open())
+      {
+        const double dt = interval.GetSeconds();
+        series << Simulator::Now().GetMicroSeconds() << "," << p << "," << double(good - lastGood[p]) * 8 / dt / 1e9
+               << ","
+               << (sampled.upCapacityBps[p] > 0 ? double(up - lastUp[p]) * 8 / dt / sampled.upCapacityBps[p] : 0.0)
+               << "\n";
+      }
+      lastGood[p] = good;
+      lastUp[p] = up;
+    }
+    if (allDone())
+    {
+      Simulator::Stop();
+      return;
+    }
+    const double elapsed = wall.Seconds();
+    if (g_interrupted)
+    {
+      stopReason = "interrupted";
+      partial = true;
+      Simulator::Stop();
+      return;
+    }
+    if (spec.stop.wallTimeS > 0 && elapsed > spec.stop.wallTimeS)
+    {
+      stopReason = "wall_time limit";
+      partial = true;
+      Simulator::Stop();
+      return;
+    }
+    if (options.progress && elapsed > 3 && elapsed - lastProgress >= 2)
+    {
+      lastProgress = elapsed;
+      // Work done: bytes of completed messages over all the bytes the workloads will post.
+      uint64_t doneBytes = 0;
+      uint64_t total = 0;
+      for (auto& w : workloads)
+      {
+        for (const MessageRecord& m : w->Messages())
+          doneBytes += m.done.IsZero() ? 0 : m.bytes;
+        total += w->BytesTotal();
+      }
+      const double share = total ? double(doneBytes) / double(total) : 0;
+      const double rate = double(Simulator::GetEventCount() - events0) / elapsed;
+      std::cerr << "[" << transport.label << "] " << std::fixed << std::setprecision(1)
+                << Simulator::Now().GetMicroSeconds() << " us simulated, " << std::setprecision(0) << share * 100
+                << "% of bytes delivered, " << rate << " events/s, " << std::setprecision(1) << elapsed << " s";
+      if (share > 0.02)
+        std::cerr << ", ETA " << elapsed * (1 - share) / share << " s";
+      std::cerr << std::endl;
+    }
+    Simulator::Schedule(interval, monitor);
+  };
+  Simulator::Schedule(interval, monitor);
+  if (spec.stop.simTimeUs > 0)
+  {
+    Simulator::Schedule(MicrosecondsToTime(spec.stop.simTimeUs),
+                        [&]
+                        {
+                          stopReason = "sim_time limit";
+                          partial = true;
+                          Simulator::Stop();
+                        });
+  }
+  Simulator::Run();
+  const uint64_t events = Simulator::GetEventCount() - events0;
+  const Time stoppedAt = Simulator::Now();
+  if (!partial && !allDone())
+  {
+    partial = true;
+    stopReason = "no more events (work left undone: a QP failed or a path never recovered)";
+  }
+
+  // ---- metrics ---------------------------------------------------------------------------------
+  nlohmann::json collectives = nlohmann::json::array();
+  LatencyHistogram messageUs;
+  LatencyHistogram slowdown(1e-6);
+  uint64_t messages = 0;
+  uint64_t messagesDone = 0;
+  Time lastDone;
+  Time gpuIdle;
+  std::ofstream collCsv;
+  std::ofstream msgCsv;
+  if (!options.outDir.empty())
+  {
+    collCsv.open(options.outDir + "/collectives.csv");
+    collCsv << "workload,algorithm,group,iteration,ranks,bytes,start_us,end_us,time_us,ideal_us,slowdown,algbw_gbps,"
+               "busbw_gbps\n";
+    msgCsv.open(options.outDir + "/messages.csv");
+    msgCsv << "workload,src,dst,bytes,posted_us,done_us,time_us,ideal_us,slowdown\n";
+  }
+  for (auto& w : workloads)
+  {
+    LatencyHistogram timeUs;
+    double idealSum = 0;
+    double algbwSum = 0;
+    double busbwSum = 0;
+    uint64_t done = 0;
+    std::string algorithm;
+    for (const CollectiveRecord& c : w->Collectives())
+    {
+      algorithm = c.algorithm;
+      if (c.end.IsZero() && c.bytes > 0)
+        continue;
+      const double t = (c.end - c.start).GetSeconds();
+      const double algbw = t > 0 ? double(c.bytes) * 8 / t / 1e9 : 0;
+      timeUs.Add(t * 1e6);
+      idealSum += c.idealS;
+      algbwSum += algbw;
+      busbwSum += algbw * c.busFactor;
+      ++done;
+      lastDone = std::max(lastDone, c.end);
+      if (collCsv.is_open())
+        collCsv << w->Name() << "," << c.algorithm << "," << c.group << "," << c.iteration << "," << c.ranks << ","
+                << c.bytes << "," << c.start.GetSeconds() * 1e6 << "," << c.end.GetSeconds() * 1e6 << "," << t * 1e6
+                << "," << c.idealS * 1e6 << "," << (c.idealS > 0 ? t / c.idealS : 0) << "," << algbw << ","
+                << algbw * c.busFactor << "\n";
+    }
+    if (!w->Collectives().empty())
+    {
+      const double n = double(std::max<uint64_t>(done, 1));
+      collectives.push_back({ { "workload", w->Name() },
+                              { "algorithm", algorithm },
+                              { "instances", w->Collectives().size() },
+                              { "completed", done },
+                              { "time_us", timeUs.Summary() },
+                              { "ideal_us", idealSum / n * 1e6 },
+                              { "slowdown_mean", idealSum > 0 ? timeUs.Mean() / (idealSum / n * 1e6) : 0 },
+                              { "algbw_gbps", algbwSum / n },
+                              { "busbw_gbps", busbwSum / n } });
+    }
+    for (const MessageRecord& m : w->Messages())
+    {
+      ++messages;
+      if (m.done.IsZero())
+        continue;
+      ++messagesDone;
+      const double t = (m.done - m.posted).GetSeconds();
+      messageUs.Add(t * 1e6);
+      slowdown.Add(m.idealS > 0 ? t / m.idealS : 0);
+      lastDone = std::max(lastDone, m.done);
+      if (msgCsv.is_open())
+        msgCsv << m.workload << "," << m.src << "," << m.dst << "," << m.bytes << "," << m.posted.GetSeconds() * 1e6
+               << "," << m.done.GetSeconds() * 1e6 << "," << t * 1e6 << "," << m.idealS * 1e6 << ","
+               << (m.idealS > 0 ? t / m.idealS : 0) << "\n";
+    }
+    gpuIdle += w->GpuIdle();
+  }
+
+  // Counters.
+  uint64_t retransmissions = 0;
+  uint64_t timeouts = 0;
+  uint64_t packets = 0;
+  for (const auto& qp : service.AllQps())
+  {
+    if (auto m = DynamicCast<MrcQueuePair>(qp))
+    {
+      retransmissions += m->Retransmissions();
+      timeouts += m->Timeouts();
+      packets += m->PacketsSent();
+    }
+    else if (auto r = DynamicCast<RoceQueuePair>(qp))
+    {
+      retransmissions += r->Retransmissions();
+      timeouts += r->Timeouts();
+      packets += r->PacketsSent();
+    }
+  }
+  uint64_t trims = 0;
+  uint64_t marks = 0;
+  for (uint32_t id = 0; id < fabric->NumLinks(); ++id)
+  {
+    auto [a, b] = fabric->Ends(id);
+    for (auto port : { net.GetPort(a, fabric->Link(id).portA), net.GetPort(b, fabric->Link(id).portB) })
+    {
+      trims += port->TrimmedPackets();
+      marks += port->EcnMarkedPackets();
+    }
+  }
+  nlohmann::json drops = nlohmann::json::object();
+  for (size_t c = 0; c < static_cast<size_t>(DropCause::Count); ++c)
+    drops[DropCauseName(static_cast<DropCause>(c))] = net.CountDrops(static_cast<DropCause>(c));
+
+  TransportResult result;
+  result.partial = partial;
+  nlohmann::json attrs = nlohmann::json::object();
+  for (const auto& [k, v] : transport.attributes)
+    attrs[k] = v;
+  result.summary = {
+    { "label", transport.label },
+    { "transport", transport.type },
+    { "attributes", attrs },
+    { "qps_per_connection", transport.type == "rocev2" ? transport.qpsPerConnection : 1 },
+    { "partial", partial },
+    { "stop_reason", stopReason },
+    { "completion_us", lastDone.GetSeconds() * 1e6 },
+    { "stopped_at_us", stoppedAt.GetSeconds() * 1e6 },
+    { "events", events },
+    { "collectives", collectives },
+    { "messages",
+      { { "count", messages },
+        { "completed", messagesDone },
+        { "time_us", messageUs.Summary() },
+        { "slowdown", slowdown.Summary() } } },
+    { "counters",
+      { { "data_packets_sent", packets },
+        { "retransmissions", retransmissions },
+        { "timeouts", timeouts },
+        { "trims", trims },
+        { "ecn_marks", marks },
+        { "drops", drops },
+        { "ev_transitions", service.EvTransitions() },
+        { "qp_errors", service.Errors().size() } } },
+    { "qp_errors",
+      service.Errors().size() > 10 ? std::vector<std::string>(service.Errors().begin(), service.Errors().begin() + 10)
+                                   : service.Errors() },
+    { "gpu_idle_us", gpuIdle.GetSeconds() * 1e6 },
+    { "failures", failureLog },
+    { "ideal_model",
+      { { "gpu_bandwidth_gbps", ideal.gpuBandwidthBps / 1e9 },
+        { "wire_overhead", ideal.wireOverhead },
+        { "base_latency_us", ideal.baseLatencyS * 1e6 } } },
+  };
+  const double seconds = wall.Seconds();
+  result.wall = { { "label", transport.label },
+                  { "seconds", seconds },
+                  { "events_per_second", seconds > 0 ? double(events) / seconds : 0 },
+                  { "peak_rss_bytes", PeakRssBytes() } };
+  workloads.clear();
+  Simulator::Destroy();
+  return result;
+}
+
+} // namespace mrcsim

@@ -1,0 +1,52 @@
+// Runs one scenario on one transport: builds the ns-3 network from the fabric, sets the
+// transport's fabric policy (MRC: trimming, no ECN on the last hop; RoCEv2: PFC), connects QPs on
+// demand as workloads post messages, injects the failure timeline, stops on completion or a
+// limit, and gathers metrics (collectives, messages, counters, time series).
+#ifndef MRCSIM_SIM_SCENARIO_RUNNER_H
+#define MRCSIM_SIM_SCENARIO_RUNNER_H
+
+#include "sim/scenario-spec.h"
+#include "sim/workload.h"
+#include "topologies/fabric-routing.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+namespace mrcsim
+{
+
+/// \brief Set by the SIGINT handler; a running scenario stops at its next check and writes
+/// partial results.
+extern std::atomic<bool> g_interrupted;
+
+/// \brief Options of a run that are not part of the scenario.
+struct RunOptions
+{
+  std::string outDir;   ///< results directory of this transport (CSV files); empty: none
+  bool progress = true; ///< progress lines on stderr for runs longer than a few seconds
+};
+
+/// \brief Result of one transport's run.
+struct TransportResult
+{
+  nlohmann::json summary; ///< deterministic: same scenario and seed, same JSON
+  nlohmann::json wall;    ///< wall-clock figures (kept apart from the summary)
+  bool partial = false;
+};
+
+/// \brief Runs `spec` on `transport`. `fabric` is the scenario's built topology.
+TransportResult RunTransport(const ScenarioSpec& spec,
+                             const TransportSpec& transport,
+                             std::shared_ptr<const Fabric> fabric,
+                             const RunOptions& options);
+
+/// \brief The idle-fabric model of the routed fabric used for ideal times (line rate per GPU, header
+/// overhead at `mtu`, one-way latency on the longest shortest path).
+IdealModel MakeIdealModel(const FabricRouting& routing, uint32_t mtu);
+
+} // namespace mrcsim
+
+#endif
