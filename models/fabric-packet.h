@@ -4,6 +4,7 @@
 #define MRCSIM_MODELS_FABRIC_PACKET_H
 
 #include "models/ipv6-usid-header.h"
+#include "models/usid-list.h"
 
 #include "ns3/packet.h"
 
@@ -19,8 +20,8 @@ struct FabricPacketSpec
   uint32_t srcGpu = 0;
   uint32_t dstGpu = 0;
   int plane = 0;
-  std::vector<uint16_t> usids; ///< SRv6 path (FabricRouting::Usids); empty: route on dstGpu by ECMP
-  uint16_t entropy = 0xC000;   ///< UDP source port
+  UsidList usids;            ///< SRv6 path (FabricRouting::Usids); empty: route on dstGpu by ECMP
+  uint16_t entropy = 0xC000; ///< UDP source port
   uint32_t flowLabel = 0;
   uint8_t dscp = 26; ///< data DSCP (control traffic uses the port config's ControlDscp)
   Ipv6UsidHeader::Ecn ecn = Ipv6UsidHeader::Ect0;
@@ -34,8 +35,10 @@ struct FabricPacketSpec
 };
 
 /// \brief Puts BTH, UDP and IPv6 headers (as `spec` says) in front of `body`, which already
-/// holds whatever follows the BTH (RETH and payload, AETH, CNP body...).
-void AddRoceHeaders(Ptr<Packet> body, const FabricPacketSpec& spec);
+/// holds whatever follows the BTH (RETH and payload, AETH, CNP body...), or follows `inner`
+/// when given (written right after the BTH). All are written with one AddHeader: one buffer
+/// allocation per packet instead of one per header.
+void AddRoceHeaders(Ptr<Packet> body, const FabricPacketSpec& spec, const Header* inner = nullptr);
 
 /// \brief A packet with real headers as described; the payload is zero-filled.
 Ptr<Packet> MakeFabricPacket(const FabricPacketSpec& spec);

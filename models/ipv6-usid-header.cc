@@ -265,6 +265,24 @@ Ipv6UsidHeader::SetUsidDestination(uint32_t locator, const std::vector<uint16_t>
   m_destination = MakeUsidAddress(locator, usids);
 }
 
+void
+Ipv6UsidHeader::SetUsidDestination(uint32_t locator, const UsidList& usids)
+{
+  AddressBytes& a = m_destination;
+  a = AddressBytes{};
+  a[0] = static_cast<uint8_t>(locator >> 24);
+  a[1] = static_cast<uint8_t>(locator >> 16);
+  a[2] = static_cast<uint8_t>(locator >> 8);
+  a[3] = static_cast<uint8_t>(locator);
+  for (uint32_t k = 0; k < usids.size(); ++k)
+  {
+    NS_ABORT_MSG_IF(usids[k] == kEndOfCarrier,
+                    "Ipv6UsidHeader::SetUsidDestination: uSID " << k << " is 0, the end-of-carrier value");
+    a[4 + 2 * k] = static_cast<uint8_t>(usids[k] >> 8);
+    a[5 + 2 * k] = static_cast<uint8_t>(usids[k]);
+  }
+}
+
 uint32_t
 Ipv6UsidHeader::GetLocator() const
 {

@@ -7,6 +7,8 @@
 #ifndef MRCSIM_MODELS_IPV6_USID_HEADER_H
 #define MRCSIM_MODELS_IPV6_USID_HEADER_H
 
+#include "models/usid-list.h"
+
 #include "ns3/header.h"
 #include "ns3/ipv6-address.h"
 
@@ -117,6 +119,8 @@ public:
   static AddressBytes MakeUsidAddress(uint32_t locator, const std::vector<uint16_t>& usids);
   /// \brief Set the destination to a uSID carrier (see MakeUsidAddress).
   void SetUsidDestination(uint32_t locator, const std::vector<uint16_t>& usids);
+  /// \brief Set the destination to a uSID carrier from an inline list (never more than fits).
+  void SetUsidDestination(uint32_t locator, const UsidList& usids);
   /// \brief The 32-bit locator block of the destination.
   uint32_t GetLocator() const;
   /// \brief The active uSID (the first after the locator); 0 means end of carrier.

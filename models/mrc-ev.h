@@ -4,10 +4,9 @@
 #ifndef MRCSIM_MODELS_MRC_EV_H
 #define MRCSIM_MODELS_MRC_EV_H
 
-#include "ns3/nstime.h"
+#include "models/usid-list.h"
 
 #include <cstdint>
-#include <vector>
 
 namespace ns3
 {
@@ -46,10 +45,8 @@ struct MrcEv
   int plane = 0;
   bool active = false; ///< in the spraying set (else a backup, or out for probing)
   EvState state = EvState::Good;
-  uint16_t entropy = 0;        ///< UDP source port (entropy mode; also sent in SRv6 mode)
-  std::vector<uint16_t> usids; ///< SRv6 path (empty in entropy mode)
-  double penalty = 0;          ///< for penalty-based selection: recent bad feedback, decaying
-  Time penaltyAt;              ///< when penalty was last updated
+  uint16_t entropy = 0; ///< UDP source port (entropy mode; also sent in SRv6 mode)
+  UsidList usids;       ///< SRv6 path (empty in entropy mode)
 };
 
 } // namespace ns3

@@ -149,6 +149,7 @@ MrcQueuePair::SetUp()
   m_portUp.assign(ports, true);
   m_portInflight.assign(ports, 0);
   m_peerPlaneUp.assign(ports, true);
+  m_evs.reserve(size_t(ports) * (perPlane + m_backupsPerPlane));
   DataRate line(0);
   for (uint16_t port = 0; port < ports; ++port)
   {
@@ -270,9 +271,18 @@ MrcQueuePair::WakeAllPorts()
 MrcQueuePair::Message&
 MrcQueuePair::MessageOf(uint64_t seq)
 {
-  auto it = std::upper_bound(
-    m_messages.begin(), m_messages.end(), seq, [](uint64_t s, const Message& m) { return s < m.firstSeq; });
-  return *(it - 1);
+  // The last message starting at or before seq (messages are in sequence order).
+  uint32_t lo = 0;
+  uint32_t hi = m_messages.size();
+  while (hi - lo > 1)
+  {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (m_messages[mid].firstSeq <= seq)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return m_messages[lo];
 }
 
 uint64_t
@@ -297,7 +307,6 @@ MrcQueuePair::BuildData(uint64_t seq, const MrcEv& ev)
   reth.SetVirtualAddress(index * mtu);
   reth.SetRkey(1);
   reth.SetDmaLength(static_cast<uint32_t>(m.bytes));
-  p->AddHeader(reth);
   FabricPacketSpec spec;
   spec.srcGpu = m_nic->GetGpu();
   spec.dstGpu = m_remoteGpu;
@@ -313,7 +322,7 @@ MrcQueuePair::BuildData(uint64_t seq, const MrcEv& ev)
                 : last        ? RoceBthHeader::kRcWriteLast
                               : RoceBthHeader::kRcWriteMiddle;
   spec.ackRequest = last;
-  AddRoceHeaders(p, spec);
+  AddRoceHeaders(p, spec, &reth);
   return p;
 }
 
@@ -358,7 +367,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   }
   TxState& t = Tx(seq);
   t.sentAt = Simulator::Now();
-  t.size = p->GetSize();
+  t.size = static_cast<uint16_t>(p->GetSize());
   t.ev = ev.id;
   t.lost = false;
   t.resent = resend;
@@ -495,7 +504,6 @@ MrcQueuePair::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
   sack.SetEcnEcho(ecn);
   sack.SetTimestampEcho(static_cast<uint32_t>(Simulator::Now().GetNanoSeconds()));
   Ptr<Packet> p = Create<Packet>();
-  p->AddHeader(sack);
   FabricPacketSpec spec;
   spec.srcGpu = m_nic->GetGpu();
   spec.dstGpu = m_remoteGpu;
@@ -506,7 +514,7 @@ MrcQueuePair::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
   spec.opcode = kOpSack;
   spec.destQp = m_remoteQpn;
   spec.psn = static_cast<uint32_t>(seq & kPsnMask);
-  AddRoceHeaders(p, spec);
+  AddRoceHeaders(p, spec, &sack);
   m_nic->SendControl(p, port);
 }
 
@@ -518,7 +526,6 @@ MrcQueuePair::SendNack(uint32_t psn, uint16_t ev, uint16_t port)
   nack.SetReason(MrcNackHeader::Trimmed);
   nack.SetEchoedEv(ev);
   Ptr<Packet> p = Create<Packet>();
-  p->AddHeader(nack);
   FabricPacketSpec spec;
   spec.srcGpu = m_nic->GetGpu();
   spec.dstGpu = m_remoteGpu;
@@ -529,7 +536,7 @@ MrcQueuePair::SendNack(uint32_t psn, uint16_t ev, uint16_t port)
   spec.opcode = kOpNack;
   spec.destQp = m_remoteQpn;
   spec.psn = psn;
-  AddRoceHeaders(p, spec);
+  AddRoceHeaders(p, spec, &nack);
   m_nic->SendControl(p, port);
 }
 
@@ -738,7 +745,7 @@ MrcQueuePair::Activate(uint16_t port)
   while (!bk.empty())
   {
     uint16_t b = bk.front();
-    bk.pop_front();
+    bk.erase(bk.begin());
     if (m_evs[b].state == EvState::Good)
     {
       m_evs[b].active = true;
@@ -836,7 +843,6 @@ MrcQueuePair::OnProbeTimer()
     probe.SetSequence(m_probeSeq++);
     probe.SetSendTime(Simulator::Now());
     Ptr<Packet> p = Create<Packet>();
-    p->AddHeader(probe);
     FabricPacketSpec spec;
     spec.srcGpu = m_nic->GetGpu();
     spec.dstGpu = m_remoteGpu;
@@ -847,7 +853,7 @@ MrcQueuePair::OnProbeTimer()
     spec.ecn = Ipv6UsidHeader::NotEct;
     spec.opcode = kOpProbe;
     spec.destQp = m_remoteQpn;
-    AddRoceHeaders(p, spec);
+    AddRoceHeaders(p, spec, &probe);
     m_nic->SendControl(p, ev.port);
   }
   m_probeTimer = Simulator::Schedule(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);
@@ -862,7 +868,6 @@ MrcQueuePair::HandleProbe(const RdmaRxInfo& info, Ptr<Packet> packet)
   {
     probe.SetType(MrcProbeHeader::Response);
     Ptr<Packet> p = Create<Packet>();
-    p->AddHeader(probe);
     FabricPacketSpec spec;
     spec.srcGpu = m_nic->GetGpu();
     spec.dstGpu = m_remoteGpu;
@@ -872,7 +877,7 @@ MrcQueuePair::HandleProbe(const RdmaRxInfo& info, Ptr<Packet> packet)
     spec.ecn = Ipv6UsidHeader::NotEct;
     spec.opcode = kOpProbe;
     spec.destQp = m_remoteQpn;
-    AddRoceHeaders(p, spec);
+    AddRoceHeaders(p, spec, &probe);
     m_nic->SendControl(p, info.port);
     return;
   }

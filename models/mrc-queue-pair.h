@@ -22,10 +22,10 @@
 #include "models/mrc-congestion-control.h"
 #include "models/mrc-ev.h"
 #include "models/rdma-queue-pair.h"
+#include "models/ring-queue.h"
 
 #include "ns3/event-id.h"
 
-#include <deque>
 #include <map>
 #include <set>
 #include <vector>
@@ -93,7 +93,7 @@ private:
   struct TxState
   {
     Time sentAt;
-    uint32_t size = 0;
+    uint16_t size = 0; ///< bytes of the packet (MTU at most 9000, headers included)
     uint16_t ev = 0;
     uint8_t retries = 0;
     bool acked = false;
@@ -134,7 +134,7 @@ private:
   void OnProbeTimer();
   uint64_t Unwrap(uint32_t psn, uint64_t reference) const;
   bool Tracked(uint64_t seq) const { return seq >= m_base && seq < m_sndNxt; }
-  TxState& Tx(uint64_t seq) { return m_tx[seq - m_base]; }
+  TxState& Tx(uint64_t seq) { return m_tx[static_cast<uint32_t>(seq - m_base)]; }
   Message& MessageOf(uint64_t seq);
 
   // configuration
@@ -157,19 +157,19 @@ private:
   Ptr<MrcCongestionControl> m_cc;
   Time m_baseRtt;
   std::vector<MrcEv> m_evs;
-  std::vector<std::vector<uint16_t>> m_active; ///< per NIC port
-  std::vector<std::deque<uint16_t>> m_backups; ///< per NIC port
+  std::vector<std::vector<uint16_t>> m_active;  ///< per NIC port
+  std::vector<std::vector<uint16_t>> m_backups; ///< per NIC port, taken from the front
   std::vector<uint16_t> m_probing;
   std::vector<bool> m_portUp;      ///< local NIC ports
   std::vector<bool> m_peerPlaneUp; ///< by NIC port index (same plane at the peer)
 
   // sender
-  std::deque<Message> m_messages;
+  RingQueue<Message> m_messages;
   uint64_t m_nextMessageId = 0;
   uint64_t m_totalSeq = 0;
-  uint64_t m_base = 0;   ///< lowest tracked (all below acknowledged)
-  uint64_t m_sndNxt = 0; ///< next new sequence number
-  std::deque<TxState> m_tx;
+  uint64_t m_base = 0;     ///< lowest tracked (all below acknowledged)
+  uint64_t m_sndNxt = 0;   ///< next new sequence number
+  RingQueue<TxState> m_tx; ///< [m_base, m_sndNxt)
   /// Sends in time order (a PSN again when resent); stale entries (acknowledged, declared lost,
   /// or superseded by a resend) are skipped at the front. Serves both RACK-style loss detection
   /// and the timer in amortised O(1) per packet.
@@ -178,7 +178,7 @@ private:
     uint64_t seq;
     Time sentAt;
   };
-  std::deque<SendRecord> m_sendOrder;
+  RingQueue<SendRecord> m_sendOrder;
   std::set<uint64_t> m_retx; ///< lost, to resend oldest first
   uint64_t m_inflight = 0;
   std::vector<uint64_t> m_portInflight; ///< by NIC port

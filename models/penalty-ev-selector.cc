@@ -28,12 +28,13 @@ PenaltyEvSelector::PenaltyEvSelector() = default;
 double
 PenaltyEvSelector::Current(const MrcEv& ev) const
 {
-  if (ev.penalty == 0)
+  if (ev.id >= m_penalty.size() || m_penalty[ev.id].value == 0)
   {
     return 0;
   }
-  double halves = (Simulator::Now() - ev.penaltyAt).GetSeconds() / m_halfLife.GetSeconds();
-  return ev.penalty * std::exp2(-halves);
+  const Penalty& p = m_penalty[ev.id];
+  double halves = (Simulator::Now() - p.at).GetSeconds() / m_halfLife.GetSeconds();
+  return p.value * std::exp2(-halves);
 }
 
 void
@@ -45,8 +46,12 @@ PenaltyEvSelector::OnFeedback(MrcEv& ev, EvFeedback feedback)
   {
     return;
   }
-  ev.penalty = Current(ev) + add;
-  ev.penaltyAt = Simulator::Now();
+  const double value = Current(ev) + add;
+  if (ev.id >= m_penalty.size())
+  {
+    m_penalty.resize(ev.id + 1);
+  }
+  m_penalty[ev.id] = Penalty{ value, Simulator::Now() };
 }
 
 int

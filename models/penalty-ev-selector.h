@@ -22,9 +22,16 @@ public:
   void OnFeedback(MrcEv& ev, EvFeedback feedback) override;
 
 private:
+  /// Recent bad feedback of one EV, decaying.
+  struct Penalty
+  {
+    double value = 0;
+    Time at; ///< when value was last updated
+  };
   double Current(const MrcEv& ev) const;
   Time m_halfLife;
   std::vector<size_t> m_next;
+  std::vector<Penalty> m_penalty; ///< by EV id, grown on the first feedback
 };
 
 } // namespace ns3
