@@ -65,7 +65,8 @@ PenaltyEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& 
   int best = -1;
   double bestPenalty = 0;
   size_t bestK = 0;
-  for (size_t i = 0; i < n; ++i)
+  // Two rotations at most: when every EV was SKIP, the first one makes them GOOD again.
+  for (size_t i = 0; i < 2 * n && (best < 0 || i < n); ++i)
   {
     size_t k = (m_next[plane] + i) % n;
     MrcEv& ev = evs[candidates[k]];

@@ -20,8 +20,9 @@ RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t
   {
     m_next.resize(plane + 1, 0);
   }
+  // Two rotations at most: when every EV was SKIP, the first one makes them GOOD again.
   const size_t n = candidates.size();
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < 2 * n; ++i)
   {
     size_t k = (m_next[plane] + i) % n;
     MrcEv& ev = evs[candidates[k]];
