@@ -504,18 +504,26 @@ MrcQueuePair::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
   sack.SetEcnEcho(ecn);
   sack.SetTimestampEcho(static_cast<uint32_t>(Simulator::Now().GetNanoSeconds()));
   Ptr<Packet> p = Create<Packet>();
-  FabricPacketSpec spec;
-  spec.srcGpu = m_nic->GetGpu();
-  spec.dstGpu = m_remoteGpu;
-  spec.plane = m_nic->PlaneOfPort(port);
-  spec.entropy = static_cast<uint16_t>(0xC000 | ev);
-  spec.dscp = m_nic->ControlDscp();
-  spec.ecn = Ipv6UsidHeader::NotEct;
-  spec.opcode = kOpSack;
-  spec.destQp = m_remoteQpn;
+  FabricPacketSpec spec = ControlSpec(kOpSack, m_nic->PlaneOfPort(port), static_cast<uint16_t>(0xC000 | ev));
   spec.psn = static_cast<uint32_t>(seq & kPsnMask);
   AddRoceHeaders(p, spec, &sack);
   m_nic->SendControl(p, port);
+}
+
+FabricPacketSpec
+MrcQueuePair::ControlSpec(uint8_t opcode, int plane, uint16_t entropy) const
+{
+  // Control packets (SACK, NACK, probes) travel in the fabric's control class, never ECN-marked.
+  FabricPacketSpec spec;
+  spec.srcGpu = m_nic->GetGpu();
+  spec.dstGpu = m_remoteGpu;
+  spec.plane = plane;
+  spec.entropy = entropy;
+  spec.dscp = m_nic->ControlDscp();
+  spec.ecn = Ipv6UsidHeader::NotEct;
+  spec.opcode = opcode;
+  spec.destQp = m_remoteQpn;
+  return spec;
 }
 
 void
@@ -526,15 +534,7 @@ MrcQueuePair::SendNack(uint32_t psn, uint16_t ev, uint16_t port)
   nack.SetReason(MrcNackHeader::Trimmed);
   nack.SetEchoedEv(ev);
   Ptr<Packet> p = Create<Packet>();
-  FabricPacketSpec spec;
-  spec.srcGpu = m_nic->GetGpu();
-  spec.dstGpu = m_remoteGpu;
-  spec.plane = m_nic->PlaneOfPort(port);
-  spec.entropy = static_cast<uint16_t>(0xC000 | ev);
-  spec.dscp = m_nic->ControlDscp();
-  spec.ecn = Ipv6UsidHeader::NotEct;
-  spec.opcode = kOpNack;
-  spec.destQp = m_remoteQpn;
+  FabricPacketSpec spec = ControlSpec(kOpNack, m_nic->PlaneOfPort(port), static_cast<uint16_t>(0xC000 | ev));
   spec.psn = psn;
   AddRoceHeaders(p, spec, &nack);
   m_nic->SendControl(p, port);
@@ -843,16 +843,8 @@ MrcQueuePair::OnProbeTimer()
     probe.SetSequence(m_probeSeq++);
     probe.SetSendTime(Simulator::Now());
     Ptr<Packet> p = Create<Packet>();
-    FabricPacketSpec spec;
-    spec.srcGpu = m_nic->GetGpu();
-    spec.dstGpu = m_remoteGpu;
-    spec.plane = ev.plane;
+    FabricPacketSpec spec = ControlSpec(kOpProbe, ev.plane, ev.entropy);
     spec.usids = ev.usids; // along the EV's own path
-    spec.entropy = ev.entropy;
-    spec.dscp = m_nic->ControlDscp();
-    spec.ecn = Ipv6UsidHeader::NotEct;
-    spec.opcode = kOpProbe;
-    spec.destQp = m_remoteQpn;
     AddRoceHeaders(p, spec, &probe);
     m_nic->SendControl(p, ev.port);
   }
@@ -868,15 +860,7 @@ MrcQueuePair::HandleProbe(const RdmaRxInfo& info, Ptr<Packet> packet)
   {
     probe.SetType(MrcProbeHeader::Response);
     Ptr<Packet> p = Create<Packet>();
-    FabricPacketSpec spec;
-    spec.srcGpu = m_nic->GetGpu();
-    spec.dstGpu = m_remoteGpu;
-    spec.plane = m_nic->PlaneOfPort(info.port);
-    spec.entropy = info.entropy;
-    spec.dscp = m_nic->ControlDscp();
-    spec.ecn = Ipv6UsidHeader::NotEct;
-    spec.opcode = kOpProbe;
-    spec.destQp = m_remoteQpn;
+    FabricPacketSpec spec = ControlSpec(kOpProbe, m_nic->PlaneOfPort(info.port), info.entropy);
     AddRoceHeaders(p, spec, &probe);
     m_nic->SendControl(p, info.port);
     return;
