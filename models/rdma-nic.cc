@@ -2,6 +2,7 @@
 
 #include "models/fabric-switch.h"
 #include "models/roce-udp-header.h"
+#include "models/send-time-tag.h"
 
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
@@ -32,7 +33,11 @@ RdmaNic::GetTypeId()
                                       "DSCP of ACK, NACK, CNP and probe packets (the fabric's control class).",
                                       UintegerValue(48),
                                       MakeUintegerAccessor(&RdmaNic::m_controlDscp),
-                                      MakeUintegerChecker<uint8_t>(0, 63));
+                                      MakeUintegerChecker<uint8_t>(0, 63))
+                        .AddTraceSource("PacketLatency",
+                                        "One-way latency of a full data packet, NIC to NIC (EnableLatencyTracing).",
+                                        MakeTraceSourceAccessor(&RdmaNic::m_latencyTrace),
+                                        "ns3::RdmaNic::LatencyTracedCallback");
   return tid;
 }
 
@@ -143,6 +148,12 @@ RdmaNic::Serve(uint16_t port)
     if (packet)
     {
       ps.next = (ps.next + i + 1) % n;
+      if (m_latency)
+      {
+        SendTimeTag tag;
+        tag.SetTime(now);
+        packet->AddPacketTag(tag);
+      }
       m_host->Send(packet, port);
       Schedule(port, wire->GetBusyUntil());
       return;
@@ -172,6 +183,14 @@ RdmaNic::Receive(Ptr<Packet> packet, uint16_t port)
   packet->RemoveHeader(udp);
   info.entropy = udp.GetSourcePort();
   packet->RemoveHeader(info.bth);
+  if (m_latency && packet->GetSize() > 64)
+  {
+    SendTimeTag tag;
+    if (packet->PeekPacketTag(tag))
+    {
+      m_latencyTrace(Simulator::Now() - tag.GetTime());
+    }
+  }
   auto it = m_qps.find(info.bth.GetDestQp());
   if (it == m_qps.end())
   {

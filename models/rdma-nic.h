@@ -12,7 +12,9 @@
 #include "topologies/fabric-routing.h"
 
 #include "ns3/event-id.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/traced-callback.h"
 
 #include <map>
 #include <vector>
@@ -53,6 +55,10 @@ public:
   uint32_t Mtu() const { return m_mtu; }
 
   uint64_t RxPackets() const { return m_rxPackets; }
+  /// \brief Tags data packets with their send time, and fires PacketLatency for each full data
+  /// packet received (trimmed ones excluded). Both ends of a path must have it on.
+  void EnableLatencyTracing() { m_latency = true; }
+  typedef void (*LatencyTracedCallback)(Time oneWay);
   uint64_t UnknownQpDrops() const { return m_unknownQp; }
 
 protected:
@@ -80,6 +86,8 @@ private:
   uint8_t m_dataDscp;
   uint8_t m_controlDscp;
   uint64_t m_rxPackets = 0;
+  bool m_latency = false;
+  TracedCallback<Time> m_latencyTrace;
   uint64_t m_unknownQp = 0;
 };
 

@@ -29,6 +29,9 @@ def figures(run):
         "message p99.9 us": run["messages"]["time_us"]["p99_9"],
         "message max us": run["messages"]["time_us"]["max"],
     }
+    if "packet_latency_us" in run:
+        f["packet p99 us"] = run["packet_latency_us"]["p99"]
+        f["packet p99.9 us"] = run["packet_latency_us"]["p99_9"]
     for c in run["collectives"]:
         f[c["workload"] + " mean us"] = c["time_us"]["mean"]
     return f

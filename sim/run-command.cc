@@ -64,8 +64,9 @@ PrintTable(const ScenarioSpec& spec, const nlohmann::json& runs)
   std::cout << "scenario " << spec.name << " (seed " << spec.seed << ")\n";
   std::cout << std::left << std::setw(12) << "transport" << std::right << std::setw(16) << "completion us"
             << std::setw(15) << "coll. mean us" << std::setw(12) << "busbw Gb/s" << std::setw(13) << "msg p50 us"
-            << std::setw(13) << "msg p99 us" << std::setw(14) << "msg p99.9 us" << std::setw(11) << "retx"
-            << std::setw(11) << "timeouts" << std::setw(10) << "trims" << std::setw(10) << "drops"
+            << std::setw(13) << "msg p99 us" << std::setw(14) << "msg p99.9 us" << std::setw(13) << "pkt p99 us"
+            << std::setw(11) << "retx" << std::setw(11) << "timeouts" << std::setw(10) << "trims" << std::setw(10)
+            << "drops"
             << "  status\n";
   for (const auto& r : runs)
   {
@@ -84,7 +85,8 @@ PrintTable(const ScenarioSpec& spec, const nlohmann::json& runs)
               << Fixed(r["completion_us"].get<double>(), 1) << std::setw(15) << Fixed(collMean, 1) << std::setw(12)
               << Fixed(busbw, 1) << std::setw(13) << Fixed(m["p50"].get<double>(), 1) << std::setw(13)
               << Fixed(m["p99"].get<double>(), 1) << std::setw(14) << Fixed(m["p99_9"].get<double>(), 1)
-              << std::setw(11) << r["counters"]["retransmissions"].get<uint64_t>() << std::setw(11)
+              << std::setw(13) << Fixed(r["packet_latency_us"]["p99"].get<double>(), 1) << std::setw(11)
+              << r["counters"]["retransmissions"].get<uint64_t>() << std::setw(11)
               << r["counters"]["timeouts"].get<uint64_t>() << std::setw(10) << r["counters"]["trims"].get<uint64_t>()
               << std::setw(10) << drops << "  "
               << (r["partial"].get<bool>() ? "PARTIAL: " + r["stop_reason"].get<std::string>() : "complete") << "\n";

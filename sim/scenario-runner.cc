@@ -54,6 +54,12 @@ OnQpError(std::vector<std::string>* errors, uint32_t qpn, const std::string& cau
 }
 
 void
+AddLatency(LatencyHistogram* h, Time oneWay)
+{
+  h->Add(oneWay.GetSeconds() * 1e6);
+}
+
+void
 CountEvTransition(uint64_t* n, uint32_t, uint16_t, int, ns3::EvState, ns3::EvState)
 {
   ++*n;
@@ -107,6 +113,8 @@ public:
 
   const std::vector<Ptr<RdmaQueuePair>>& AllQps() const { return m_qps; }
   const std::vector<std::string>& Errors() const { return m_errors; }
+  /// \brief One-way latency of every full data packet, NIC to NIC, microseconds.
+  const LatencyHistogram& PacketLatency() const { return m_packetLatency; }
   uint64_t EvTransitions() const { return m_evTransitions; }
 
 private:
@@ -121,6 +129,15 @@ private:
     Connection& c = m_connections[key];
     c.a = std::min(src, dst);
     const uint32_t b = std::max(src, dst);
+    for (uint32_t gpu : { c.a, b })
+    {
+      if (m_latencyTraced.insert(gpu).second)
+      {
+        Ptr<ns3::RdmaNic> nic = ns3::GetOrCreateNic(m_net, gpu);
+        nic->EnableLatencyTracing();
+        nic->TraceConnectWithoutContext("PacketLatency", ns3::MakeBoundCallback(&AddLatency, &m_packetLatency));
+      }
+    }
     if (m_transport.type == "mrc")
     {
       auto qp = ns3::ConnectMrc(m_net, c.a, b);
@@ -166,6 +183,8 @@ private:
   std::vector<Ptr<RdmaQueuePair>> m_qps;
   std::vector<std::string> m_errors;
   uint64_t m_evTransitions = 0;
+  std::set<uint32_t> m_latencyTraced; ///< GPUs whose NIC reports packet latency
+  LatencyHistogram m_packetLatency{ 1e-3 };
 };
 
 /// The links of `fabric` touching a switch of `plane` (all tiers).
@@ -677,6 +696,7 @@ RunTransport(const ScenarioSpec& spec,
         { "completed", messagesDone },
         { "time_us", messageUs.Summary() },
         { "slowdown", slowdown.Summary() } } },
+    { "packet_latency_us", service.PacketLatency().Summary() },
     { "counters",
       { { "data_packets_sent", packets },
         { "retransmissions", retransmissions },

@@ -143,6 +143,10 @@ TEST_CASE("runner: --set overrides reach the model attributes they name", "[runn
   CHECK(slow["ideal_model"]["base_latency_us"].get<double>() >
         base["ideal_model"]["base_latency_us"].get<double>() + 14);
   CHECK(slow["completion_us"].get<double>() > base["completion_us"].get<double>() + 10); // 3 switches x 4.7 us
+  // Every data packet's one-way latency is measured; here each crosses three slower switches.
+  CHECK(base["packet_latency_us"]["count"].get<uint64_t>() == 4 * 256);
+  CHECK(slow["packet_latency_us"]["p50"].get<double>() > base["packet_latency_us"]["p50"].get<double>() + 13);
+  CHECK(slow["packet_latency_us"]["max"].get<double>() < base["packet_latency_us"]["max"].get<double>() + 16);
   // A name that is not an attribute stops the run with an error naming it.
   CHECK_THROWS_WITH(
     Run(
