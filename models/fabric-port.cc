@@ -430,14 +430,32 @@ FabricPort::ReceivePfc(Ptr<Packet> packet)
     {
       continue;
     }
-    if (pause)
-      m_pausedMask |= uint8_t(1u << cls);
-    else
-      m_pausedMask &= uint8_t(~(1u << cls));
+    SetPaused(cls, pause);
     if (m_traces)
       m_traces->pause(cls, pause, false);
   }
   Kick();
+}
+
+void
+FabricPort::SetPaused(uint8_t cls, bool paused)
+{
+  // Paused time counts while any class is paused by the peer.
+  const uint8_t before = m_pausedMask;
+  if (paused)
+    m_pausedMask |= uint8_t(1u << cls);
+  else
+    m_pausedMask &= uint8_t(~(1u << cls));
+  if (before == 0 && m_pausedMask != 0)
+    m_pausedSince = Simulator::Now();
+  else if (before != 0 && m_pausedMask == 0)
+    m_pausedTime += Simulator::Now() - m_pausedSince;
+}
+
+Time
+FabricPort::PausedTime() const
+{
+  return m_pausedMask ? m_pausedTime + (Simulator::Now() - m_pausedSince) : m_pausedTime;
 }
 
 void
@@ -477,7 +495,10 @@ FabricPort::NotifyLinkState(bool up)
       }
     }
     m_macControl.Clear();
-    m_pausedMask = 0;
+    for (uint8_t cls = 0; cls < 8; ++cls)
+    {
+      SetPaused(cls, false);
+    }
     m_pauseSentMask = 0; // the peer forgets our PAUSE with the link
     m_arrivalPending = false;
     Simulator::Cancel(m_wakeEvent);

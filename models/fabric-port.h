@@ -114,6 +114,8 @@ public:
   /// \brief Data packets trimmed here, and packets marked CE here (since the start).
   uint64_t TrimmedPackets() const { return m_trimmed; }
   uint64_t EcnMarkedPackets() const { return m_ecnMarked; }
+  /// \brief Time this port spent paused by its peer's PFC frames (any class), since the start.
+  Time PausedTime() const;
   /// \brief Lazy starts on (default) or one start event per backlogged frame (links whose far
   /// end runs on another process of a distributed run cannot trigger the catch-up).
   void SetLazyStart(bool lazy) { m_lazy = lazy; }
@@ -158,6 +160,7 @@ protected:
   void DoDispose() override;
 
 private:
+  void SetPaused(uint8_t cls, bool paused);
   void Drop(Ptr<const Packet> packet, DropCause cause);
   bool MarkEcn(Ptr<Packet> packet);
   void Trim(Ptr<Packet> packet);
@@ -192,6 +195,8 @@ private:
   uint64_t m_txPackets = 0;
   uint64_t m_trimmed = 0;
   uint64_t m_ecnMarked = 0;
+  Time m_pausedTime;  ///< closed pause intervals
+  Time m_pausedSince; ///< start of the open one (m_pausedMask != 0)
   uint64_t m_txBytes = 0;
   Ptr<PcapFileWrapper> m_pcap;
   uint64_t* m_dropCounters = nullptr;

@@ -662,6 +662,7 @@ RunTransport(const ScenarioSpec& spec,
   }
   uint64_t trims = 0;
   uint64_t marks = 0;
+  Time paused;
   for (uint32_t id = 0; id < fabric->NumLinks(); ++id)
   {
     auto [a, b] = fabric->Ends(id);
@@ -669,6 +670,7 @@ RunTransport(const ScenarioSpec& spec,
     {
       trims += port->TrimmedPackets();
       marks += port->EcnMarkedPackets();
+      paused += port->PausedTime();
     }
   }
   nlohmann::json drops = nlohmann::json::object();
@@ -703,6 +705,7 @@ RunTransport(const ScenarioSpec& spec,
         { "timeouts", timeouts },
         { "trims", trims },
         { "ecn_marks", marks },
+        { "pfc_paused_port_us", paused.GetSeconds() * 1e6 },
         { "drops", drops },
         { "ev_transitions", service.EvTransitions() },
         { "qp_errors", service.Errors().size() } } },

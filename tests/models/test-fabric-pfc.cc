@@ -51,10 +51,13 @@ struct IncastResult
   uint64_t drops[size_t(DropCause::Count)] = {};
   uint64_t pausesSentBySwitches = 0;
   uint64_t resumesSentBySwitches = 0;
-  std::set<uint32_t> nicsPaused;   // GPUs whose NIC port received a PAUSE
+  std::set<uint32_t> nicsPaused; // GPUs whose NIC port received a PAUSE
   std::set<VertexId> pausingSwitches;
   uint64_t portsLeftPaused = 0;
-  uint64_t bytesLeft = 0;          // queue and ingress bytes left anywhere after the run
+  std::map<FabricPort*, Time> pausedSince;
+  Time tracedPaused;      // sum of traced PAUSE-to-RESUME intervals
+  Time countedPaused;     // sum of the ports' PausedTime()
+  uint64_t bytesLeft = 0; // queue and ingress bytes left anywhere after the run
   Time first;
   Time last;
 };
@@ -64,7 +67,7 @@ RunIncast(bool pfc)
 {
   FabricFixture fx(TinyMultiplane());
   for (const Ptr<PortQueueConfig>& c :
-       {fx.net->GetFabricPortConfig(), fx.net->GetLastHopPortConfig(), fx.net->GetNicPortConfig()})
+       { fx.net->GetFabricPortConfig(), fx.net->GetLastHopPortConfig(), fx.net->GetNicPortConfig() })
   {
     c->SetAttribute("PfcEnabled", BooleanValue(pfc));
     c->SetAttribute("PfcXoff", UintegerValue(kXoff));
@@ -90,30 +93,44 @@ RunIncast(bool pfc)
     for (uint16_t i = 0; i < f.Degree(v); ++i)
     {
       Ptr<FabricPort> port = fx.net->GetPort(v, i);
-      port->TraceConnectWithoutContext("Pause", Callback<void, uint8_t, bool, bool>([&r, isGpu, gpu, v](uint8_t cls, bool paused, bool sent) {
-                                         if (sent && !isGpu)
+      FabricPort* raw = PeekPointer(port);
+      port->TraceConnectWithoutContext("Pause",
+                                       Callback<void, uint8_t, bool, bool>(
+                                         [&r, isGpu, gpu, v, raw](uint8_t cls, bool paused, bool sent)
                                          {
-                                           (paused ? r.pausesSentBySwitches : r.resumesSentBySwitches)++;
-                                           r.pausingSwitches.insert(v);
-                                         }
-                                         if (!sent && isGpu && paused)
-                                         {
-                                           r.nicsPaused.insert(gpu);
-                                         }
-                                       }));
+                                           if (!sent)
+                                           {
+                                             // Paused time as the trace shows it, to check PausedTime().
+                                             if (paused)
+                                               r.pausedSince[raw] = Simulator::Now();
+                                             else
+                                               r.tracedPaused += Simulator::Now() - r.pausedSince[raw];
+                                           }
+                                           if (sent && !isGpu)
+                                           {
+                                             (paused ? r.pausesSentBySwitches : r.resumesSentBySwitches)++;
+                                             r.pausingSwitches.insert(v);
+                                           }
+                                           if (!sent && isGpu && paused)
+                                           {
+                                             r.nicsPaused.insert(gpu);
+                                           }
+                                         }));
     }
   }
-  fx.net->GetHost(kReceiver)->SetReceiveCallback(Callback<void, Ptr<Packet>, uint16_t>([&](Ptr<Packet> p, uint16_t) {
-    if (r.received.empty())
+  fx.net->GetHost(kReceiver)->SetReceiveCallback(Callback<void, Ptr<Packet>, uint16_t>(
+    [&](Ptr<Packet> p, uint16_t)
     {
-      r.first = Simulator::Now();
-    }
-    r.last = Simulator::Now();
-    if (!r.received.emplace(SourceGpu(p), PeekPsn(p)).second)
-    {
-      ++r.duplicates;
-    }
-  }));
+      if (r.received.empty())
+      {
+        r.first = Simulator::Now();
+      }
+      r.last = Simulator::Now();
+      if (!r.received.emplace(SourceGpu(p), PeekPsn(p)).second)
+      {
+        ++r.duplicates;
+      }
+    }));
 
   const uint16_t nic = uint16_t(fx.Routing().Attach(kReceiver, kPlane).gpuPort);
   for (uint32_t src = 1; src < f.NumGpus(); ++src)
@@ -136,6 +153,7 @@ RunIncast(bool pfc)
     {
       Ptr<FabricPort> port = fx.net->GetPort(v, i);
       r.portsLeftPaused += port->IsPaused(1);
+      r.countedPaused += port->PausedTime();
       r.bytesLeft += port->QueueBytes(0) + port->QueueBytes(1) + port->IngressBytes(1);
     }
   }
@@ -177,6 +195,8 @@ TEST_CASE("fabric: an incast under PFC loses nothing and pauses the senders", "[
   CHECK(r.nicsPaused.count(1) + r.nicsPaused.count(2) + r.nicsPaused.count(3) > 0);
   CHECK(r.nicsPaused.count(4) + r.nicsPaused.count(5) + r.nicsPaused.count(6) + r.nicsPaused.count(7) > 0);
   CHECK(r.portsLeftPaused == 0);
+  CHECK(r.countedPaused > Time(0));
+  CHECK(r.countedPaused == r.tracedPaused);
   CHECK(r.bytesLeft == 0);
 
   // The bottleneck (the T0 port facing the receiver) cannot beat its line rate, and PFC keeps it
@@ -206,7 +226,7 @@ TEST_CASE("fabric: PFC pauses the upstream again after a link flap while above X
 {
   FabricFixture fx(TinyMultiplane());
   for (const Ptr<PortQueueConfig>& c :
-       {fx.net->GetFabricPortConfig(), fx.net->GetLastHopPortConfig(), fx.net->GetNicPortConfig()})
+       { fx.net->GetFabricPortConfig(), fx.net->GetLastHopPortConfig(), fx.net->GetNicPortConfig() })
   {
     c->SetAttribute("PfcEnabled", BooleanValue(true));
     c->SetAttribute("PfcXoff", UintegerValue(kXoff));
@@ -226,12 +246,15 @@ TEST_CASE("fabric: PFC pauses the upstream again after a link flap while above X
   Ptr<FabricPort> ingress = fx.net->GetPort(tx.leaf, tx.leafPort);
 
   std::vector<std::pair<Time, bool>> nicPauses; // PAUSE/RESUME received by GPU 1
-  fx.NicPort(1, 0)->TraceConnectWithoutContext(
-    "Pause", Callback<void, uint8_t, bool, bool>([&](uint8_t, bool paused, bool sent) {
-      if (!sent)
-        nicPauses.emplace_back(Simulator::Now(), paused);
-    }));
-  auto burst = [&fx](int n, uint32_t firstPsn) {
+  fx.NicPort(1, 0)->TraceConnectWithoutContext("Pause",
+                                               Callback<void, uint8_t, bool, bool>(
+                                                 [&](uint8_t, bool paused, bool sent)
+                                                 {
+                                                   if (!sent)
+                                                     nicPauses.emplace_back(Simulator::Now(), paused);
+                                                 }));
+  auto burst = [&fx](int n, uint32_t firstPsn)
+  {
     for (int k = 0; k < n; ++k)
       fx.net->GetHost(1)->Send(DataPacket(1, 0, 0, kPayload, 0xC000, firstPsn + k), 0);
   };
@@ -251,8 +274,8 @@ TEST_CASE("fabric: PFC pauses the upstream again after a link flap while above X
   CHECK(nicPauses.front().first < flapDown);
   CHECK(ingressBeforeFlap > kXoff);
   // After the link returns, the second burst must be paused again, and nothing overruns.
-  bool pausedAgain = std::any_of(nicPauses.begin(), nicPauses.end(),
-                                 [&](const std::pair<Time, bool>& e) { return e.second && e.first > flapUp; });
+  bool pausedAgain = std::any_of(
+    nicPauses.begin(), nicPauses.end(), [&](const std::pair<Time, bool>& e) { return e.second && e.first > flapUp; });
   CHECK(pausedAgain);
   CHECK(fx.net->CountDrops(DropCause::PfcHeadroom) == 0);
   CHECK(fx.net->CountDrops(DropCause::QueueFull) == 0);
