@@ -135,22 +135,6 @@ MrcQueuePair::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
   m_nic->SendControl(p, port);
 }
 
-FabricPacketSpec
-MrcQueuePair::ControlSpec(uint8_t opcode, int plane, uint16_t entropy) const
-{
-  // Control packets (SACK, NACK, probes) travel in the fabric's control class, never ECN-marked.
-  FabricPacketSpec spec;
-  spec.srcGpu = m_nic->GetGpu();
-  spec.dstGpu = m_remoteGpu;
-  spec.plane = plane;
-  spec.entropy = entropy;
-  spec.dscp = m_nic->ControlDscp();
-  spec.ecn = Ipv6UsidHeader::NotEct;
-  spec.opcode = opcode;
-  spec.destQp = m_remoteQpn;
-  return spec;
-}
-
 void
 MrcQueuePair::SendNack(uint32_t psn, uint16_t ev, uint16_t port)
 {

@@ -119,8 +119,6 @@ private:
   void GrowReceiveRing(uint64_t seq);
   void SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port);
   void SendNack(uint32_t psn, uint16_t ev, uint16_t port);
-  /// \brief Addressing of a control packet to the peer QP in `plane`.
-  FabricPacketSpec ControlSpec(uint8_t opcode, int plane, uint16_t entropy) const;
   void Ack(uint64_t seq, uint64_t& newlyAcked);
   void DeclareLost(uint64_t seq);
   void SetState(MrcEv& ev, EvState state);

@@ -57,4 +57,19 @@ RdmaQueuePair::Fail(const std::string& cause)
   m_errorTrace(m_qpn, cause);
 }
 
+FabricPacketSpec
+RdmaQueuePair::ControlSpec(uint8_t opcode, int plane, uint16_t entropy) const
+{
+  FabricPacketSpec spec;
+  spec.srcGpu = m_nic->GetGpu();
+  spec.dstGpu = m_remoteGpu;
+  spec.plane = plane;
+  spec.entropy = entropy;
+  spec.dscp = m_nic->ControlDscp();
+  spec.ecn = Ipv6UsidHeader::NotEct;
+  spec.opcode = opcode;
+  spec.destQp = m_remoteQpn;
+  return spec;
+}
+
 } // namespace ns3

@@ -4,6 +4,7 @@
 #ifndef MRCSIM_MODELS_RDMA_QUEUE_PAIR_H
 #define MRCSIM_MODELS_RDMA_QUEUE_PAIR_H
 
+#include "models/fabric-packet.h"
 #include "models/ipv6-usid-header.h"
 #include "models/roce-bth-header.h"
 
@@ -60,6 +61,9 @@ public:
   typedef void (*ErrorTracedCallback)(uint32_t qpn, const std::string& cause);
 
 protected:
+  /// \brief Addressing of a control packet (ACK, SACK, NACK, CNP, probe) to the peer QP in
+  /// `plane`: the fabric's control class, never ECN-capable.
+  FabricPacketSpec ControlSpec(uint8_t opcode, int plane, uint16_t entropy) const;
   void DoDispose() override;
   /// \brief Marks the QP failed, with the cause (traced), and tells the NIC.
   void Fail(const std::string& cause);

@@ -280,15 +280,7 @@ RoceQueuePair::SendAck(uint64_t seq, bool nak, uint16_t entropy)
     aeth.SetAck();
   aeth.SetMsn(static_cast<uint32_t>(m_rxMessageId & 0xFFFFFF));
   p->AddHeader(aeth);
-  FabricPacketSpec spec;
-  spec.srcGpu = m_nic->GetGpu();
-  spec.dstGpu = m_remoteGpu;
-  spec.plane = Plane();
-  spec.entropy = entropy;
-  spec.dscp = m_nic->ControlDscp();
-  spec.ecn = Ipv6UsidHeader::NotEct;
-  spec.opcode = RoceBthHeader::kRcAck;
-  spec.destQp = m_remoteQpn;
+  FabricPacketSpec spec = ControlSpec(RoceBthHeader::kRcAck, Plane(), entropy);
   spec.psn = static_cast<uint32_t>(seq & kPsnMask);
   AddRoceHeaders(p, spec);
   m_nic->SendControl(p, m_port);
@@ -302,16 +294,7 @@ RoceQueuePair::SendCnp()
   ++m_cnpsSent;
   Ptr<Packet> p = Create<Packet>();
   p->AddHeader(RoceCnpHeader());
-  FabricPacketSpec spec;
-  spec.srcGpu = m_nic->GetGpu();
-  spec.dstGpu = m_remoteGpu;
-  spec.plane = Plane();
-  spec.entropy = m_entropy;
-  spec.dscp = m_nic->ControlDscp();
-  spec.ecn = Ipv6UsidHeader::NotEct;
-  spec.opcode = RoceBthHeader::kCnp;
-  spec.destQp = m_remoteQpn;
-  spec.psn = 0;
+  FabricPacketSpec spec = ControlSpec(RoceBthHeader::kCnp, Plane(), m_entropy);
   AddRoceHeaders(p, spec);
   m_nic->SendControl(p, m_port);
 }

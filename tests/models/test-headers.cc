@@ -9,65 +9,19 @@
 #include "models/roce-udp-header.h"
 #include "models/srv6-routing-header.h"
 
+#include "header-test-helpers.h"
+
 #include "ns3/packet.h"
 
 #include <catch2/catch.hpp>
 
-#include <csignal>
-#include <functional>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
+using namespace mrcsim::test;
 
 namespace
 {
-
-// Serialise h into an empty packet, check the size, and deserialise it into a fresh object.
-template <typename T>
-T
-RoundTrip(const T& h)
-{
-  Ptr<Packet> p = Create<Packet>();
-  p->AddHeader(h);
-  REQUIRE(p->GetSize() == h.GetSerializedSize());
-  T out;
-  REQUIRE(p->RemoveHeader(out) == h.GetSerializedSize());
-  REQUIRE(p->GetSize() == 0);
-  return out;
-}
-
-template <typename T>
-std::vector<uint8_t>
-Bytes(const T& h)
-{
-  Ptr<Packet> p = Create<Packet>();
-  p->AddHeader(h);
-  std::vector<uint8_t> b(p->GetSize());
-  p->CopyData(b.data(), b.size());
-  return b;
-}
-
-// True when fn ends the process with SIGABRT (what NS_ABORT_MSG does); run in a child.
-bool
-Aborts(const std::function<void()>& fn)
-{
-  pid_t pid = fork();
-  if (pid == 0)
-  {
-    // Catch2's SIGABRT handler is inherited: restore the default so the abort reaches the
-    // parent, and silence the expected message.
-    std::signal(SIGABRT, SIG_DFL);
-    std::freopen("/dev/null", "w", stdout);
-    std::freopen("/dev/null", "w", stderr);
-    fn();
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
-}
 
 Ipv6UsidHeader::AddressBytes
 Seq(uint8_t first)
@@ -92,7 +46,7 @@ TEST_CASE("Ipv6UsidHeader round-trips every field", "[headers][ipv6]")
   h.SetNextHeader(Ipv6UsidHeader::kNextHeaderUdp);
   h.SetHopLimit(17);
   h.SetSourceBytes(Seq(0x10));
-  h.SetUsidDestination(0xfc000001, {0x0002, 0x0103, 0x0204});
+  h.SetUsidDestination(0xfc000001, { 0x0002, 0x0103, 0x0204 });
 
   CHECK(h.GetSerializedSize() == 40);
   Ipv6UsidHeader out = RoundTrip(h);
@@ -106,7 +60,7 @@ TEST_CASE("Ipv6UsidHeader round-trips every field", "[headers][ipv6]")
   CHECK(out.GetSourceBytes() == Seq(0x10));
   CHECK(out.GetDestinationBytes() == h.GetDestinationBytes());
   CHECK(out.GetLocator() == 0xfc000001u);
-  CHECK(out.GetRemainingUsids() == std::vector<uint16_t>{0x0002, 0x0103, 0x0204});
+  CHECK(out.GetRemainingUsids() == std::vector<uint16_t>{ 0x0002, 0x0103, 0x0204 });
 }
 
 TEST_CASE("Ipv6UsidHeader first word and addresses sit where IPv6 puts them", "[headers][ipv6]")
@@ -156,32 +110,30 @@ TEST_CASE("Ipv6UsidHeader ECN setters keep DSCP and vice versa", "[headers][ipv6
 
 TEST_CASE("uSID destination bytes: locator then uSIDs then zeros", "[headers][ipv6][usid]")
 {
-  Ipv6UsidHeader::AddressBytes a = Ipv6UsidHeader::MakeUsidAddress(0xfc000001, {0x0002, 0x0103});
-  const Ipv6UsidHeader::AddressBytes expected{
-      0xfc, 0x00, 0x00, 0x01, 0x00, 0x02, 0x01, 0x03, 0, 0, 0, 0, 0, 0, 0, 0};
+  Ipv6UsidHeader::AddressBytes a = Ipv6UsidHeader::MakeUsidAddress(0xfc000001, { 0x0002, 0x0103 });
+  const Ipv6UsidHeader::AddressBytes expected{ 0xfc, 0x00, 0x00, 0x01, 0x00, 0x02, 0x01, 0x03, 0, 0, 0, 0, 0, 0, 0, 0 };
   CHECK(a == expected);
 
   Ipv6UsidHeader h;
-  h.SetUsidDestination(0xfc000001, {0x0002, 0x0103});
+  h.SetUsidDestination(0xfc000001, { 0x0002, 0x0103 });
   std::vector<uint8_t> b = Bytes(h);
   REQUIRE(b.size() == 40);
-  CHECK(std::vector<uint8_t>(b.begin() + 24, b.end()) ==
-        std::vector<uint8_t>(expected.begin(), expected.end()));
+  CHECK(std::vector<uint8_t>(b.begin() + 24, b.end()) == std::vector<uint8_t>(expected.begin(), expected.end()));
   CHECK(h.GetDestination() == Ipv6Address("fc00:1:2:103::"));
 }
 
 TEST_CASE("ShiftUsid consumes one uSID per hop until the carrier is empty", "[headers][usid]")
 {
   Ipv6UsidHeader h;
-  h.SetUsidDestination(0xfc000001, {0x0011, 0x0022, 0x0033, 0x0044, 0x0055, 0x0066});
+  h.SetUsidDestination(0xfc000001, { 0x0011, 0x0022, 0x0033, 0x0044, 0x0055, 0x0066 });
   CHECK(h.GetActiveUsid() == 0x0011);
   CHECK_FALSE(h.IsUsidCarrierEmpty());
   h.ShiftUsid();
   CHECK(h.GetLocator() == 0xfc000001u);
   CHECK(h.GetActiveUsid() == 0x0022);
-  CHECK(h.GetRemainingUsids() == std::vector<uint16_t>{0x22, 0x33, 0x44, 0x55, 0x66});
-  const Ipv6UsidHeader::AddressBytes afterOne{
-      0xfc, 0x00, 0x00, 0x01, 0x00, 0x22, 0x00, 0x33, 0x00, 0x44, 0x00, 0x55, 0x00, 0x66, 0, 0};
+  CHECK(h.GetRemainingUsids() == std::vector<uint16_t>{ 0x22, 0x33, 0x44, 0x55, 0x66 });
+  const Ipv6UsidHeader::AddressBytes afterOne{ 0xfc, 0x00, 0x00, 0x01, 0x00, 0x22, 0x00, 0x33,
+                                               0x00, 0x44, 0x00, 0x55, 0x00, 0x66, 0,    0 };
   CHECK(h.GetDestinationBytes() == afterOne);
   for (int k = 0; k < 4; ++k)
   {
@@ -202,12 +154,12 @@ TEST_CASE("ShiftUsid consumes one uSID per hop until the carrier is empty", "[he
 TEST_CASE("uSID helpers survive a wire round trip mid-path", "[headers][usid]")
 {
   Ipv6UsidHeader h;
-  h.SetUsidDestination(0xfc00abcd, {0x0100, 0x0201, 0x0302, 0x0403});
+  h.SetUsidDestination(0xfc00abcd, { 0x0100, 0x0201, 0x0302, 0x0403 });
   h.ShiftUsid();
   Ipv6UsidHeader out = RoundTrip(h);
   CHECK(out.GetLocator() == 0xfc00abcdu);
   CHECK(out.GetActiveUsid() == 0x0201);
-  CHECK(out.GetRemainingUsids() == std::vector<uint16_t>{0x0201, 0x0302, 0x0403});
+  CHECK(out.GetRemainingUsids() == std::vector<uint16_t>{ 0x0201, 0x0302, 0x0403 });
 }
 
 TEST_CASE("Ipv6UsidHeader converts to and from ns3::Ipv6Address", "[headers][ipv6]")
@@ -225,25 +177,26 @@ TEST_CASE("Ipv6UsidHeader converts to and from ns3::Ipv6Address", "[headers][ipv
 
 TEST_CASE("Ipv6UsidHeader rejects bad input", "[headers][ipv6][abort]")
 {
-  CHECK(Aborts([] { Ipv6UsidHeader::MakeUsidAddress(1, {1, 2, 3, 4, 5, 6, 7}); }));
-  CHECK(Aborts([] { Ipv6UsidHeader::MakeUsidAddress(1, {1, 0, 3}); }));
+  CHECK(Aborts([] { Ipv6UsidHeader::MakeUsidAddress(1, { 1, 2, 3, 4, 5, 6, 7 }); }));
+  CHECK(Aborts([] { Ipv6UsidHeader::MakeUsidAddress(1, { 1, 0, 3 }); }));
   CHECK(Aborts([] { Ipv6UsidHeader().SetFlowLabel(0x100000); }));
   CHECK(Aborts([] { Ipv6UsidHeader().SetDscp(64); }));
-  CHECK_FALSE(Aborts([] { Ipv6UsidHeader::MakeUsidAddress(1, {1, 2, 3, 4, 5, 6}); }));
+  CHECK_FALSE(Aborts([] { Ipv6UsidHeader::MakeUsidAddress(1, { 1, 2, 3, 4, 5, 6 }); }));
   // A non-IPv6 version nibble is refused on receipt.
-  CHECK(Aborts([] {
-    Ptr<Packet> p = Create<Packet>(40);
-    Ipv6UsidHeader h;
-    p->RemoveHeader(h);
-  }));
+  CHECK(Aborts(
+    []
+    {
+      Ptr<Packet> p = Create<Packet>(40);
+      Ipv6UsidHeader h;
+      p->RemoveHeader(h);
+    }));
 }
 
 TEST_CASE("Srv6RoutingHeader round-trips a segment list", "[headers][srh]")
 {
-  std::vector<Srv6RoutingHeader::Segment> path{
-      Ipv6UsidHeader::MakeUsidAddress(0xfc000001, {1, 2, 3, 4, 5, 6}),
-      Ipv6UsidHeader::MakeUsidAddress(0xfc000001, {7, 8}),
-      Srv6RoutingHeader::FromIpv6Address(Ipv6Address("2001:db8::9"))};
+  std::vector<Srv6RoutingHeader::Segment> path{ Ipv6UsidHeader::MakeUsidAddress(0xfc000001, { 1, 2, 3, 4, 5, 6 }),
+                                                Ipv6UsidHeader::MakeUsidAddress(0xfc000001, { 7, 8 }),
+                                                Srv6RoutingHeader::FromIpv6Address(Ipv6Address("2001:db8::9")) };
   Srv6RoutingHeader h;
   h.SetNextHeader(17);
   h.SetPath(path);
@@ -295,7 +248,7 @@ TEST_CASE("RoceUdpHeader is 8 bytes and round-trips", "[headers][udp]")
   h.SetLength(8 + 12 + 16 + 4096);
   h.SetChecksum(0);
   std::vector<uint8_t> b = Bytes(h);
-  CHECK(b == std::vector<uint8_t>{0xC1, 0x23, 0x12, 0xB7, 0x10, 0x24, 0x00, 0x00});
+  CHECK(b == std::vector<uint8_t>{ 0xC1, 0x23, 0x12, 0xB7, 0x10, 0x24, 0x00, 0x00 });
   RoceUdpHeader out = RoundTrip(h);
   CHECK(out.GetSourcePort() == 0xC123);
   CHECK(out.GetDestinationPort() == RoceUdpHeader::kRoceV2Port);
@@ -316,8 +269,7 @@ TEST_CASE("RoceBthHeader bytes put opcode and QP and PSN where IBTA does", "[hea
   h.SetPsn(0x123456);
   CHECK(h.GetSerializedSize() == 12);
   std::vector<uint8_t> b = Bytes(h);
-  CHECK(b == std::vector<uint8_t>{0x07, 0xA0, 0x80, 0x01, 0x00, 0xAB, 0xCD, 0xEF, 0x80, 0x12,
-                                  0x34, 0x56});
+  CHECK(b == std::vector<uint8_t>{ 0x07, 0xA0, 0x80, 0x01, 0x00, 0xAB, 0xCD, 0xEF, 0x80, 0x12, 0x34, 0x56 });
 }
 
 TEST_CASE("RoceBthHeader round-trips every field", "[headers][bth]")
@@ -386,7 +338,7 @@ TEST_CASE("RoceAethHeader encodes ACK and RNR NAK and NAK syndromes", "[headers]
   CHECK(h.GetSerializedSize() == 4);
   h.SetNak(RoceAethHeader::kNakPsnSequenceError);
   h.SetMsn(0x010203);
-  CHECK(Bytes(h) == std::vector<uint8_t>{0x60, 0x01, 0x02, 0x03});
+  CHECK(Bytes(h) == std::vector<uint8_t>{ 0x60, 0x01, 0x02, 0x03 });
   RoceAethHeader out = RoundTrip(h);
   CHECK(out.IsNak());
   CHECK_FALSE(out.IsAck());
@@ -418,8 +370,8 @@ TEST_CASE("RoceRethHeader is 16 big-endian bytes and round-trips", "[headers][re
   h.SetRkey(0xA1B2C3D4);
   h.SetDmaLength(4096);
   CHECK(h.GetSerializedSize() == 16);
-  CHECK(Bytes(h) == std::vector<uint8_t>{0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0xA1,
-                                         0xB2, 0xC3, 0xD4, 0x00, 0x00, 0x10, 0x00});
+  CHECK(Bytes(h) == std::vector<uint8_t>{
+                      0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0xA1, 0xB2, 0xC3, 0xD4, 0x00, 0x00, 0x10, 0x00 });
   RoceRethHeader out = RoundTrip(h);
   CHECK(out.GetVirtualAddress() == 0x0102030405060708ull);
   CHECK(out.GetRkey() == 0xA1B2C3D4u);
@@ -438,7 +390,7 @@ TEST_CASE("A CNP is a BTH with opcode 0x81 and BECN plus 16 zero bytes", "[heade
   std::vector<uint8_t> b(28);
   p->CopyData(b.data(), b.size());
   // The Annex A17 example: 81 00 ff ff 40 00 00 d2 00 00 00 00 then 16 zero bytes.
-  std::vector<uint8_t> expected{0x81, 0x00, 0xff, 0xff, 0x40, 0x00, 0x00, 0xd2, 0, 0, 0, 0};
+  std::vector<uint8_t> expected{ 0x81, 0x00, 0xff, 0xff, 0x40, 0x00, 0x00, 0xd2, 0, 0, 0, 0 };
   expected.resize(28, 0);
   CHECK(b == expected);
 
@@ -468,7 +420,7 @@ TEST_CASE("A full RoCEv2 data packet stacks and unstacks in order", "[headers][s
   udp.SetSourcePort(0xD00D);
   udp.SetLength(static_cast<uint16_t>(8 + 12 + 16 + payload));
   Ipv6UsidHeader ip;
-  ip.SetUsidDestination(0xfc000001, {0x0101, 0x0202, 0x0303, 0x0404});
+  ip.SetUsidDestination(0xfc000001, { 0x0101, 0x0202, 0x0303, 0x0404 });
   ip.SetPayloadLength(udp.GetLength());
   ip.SetEcn(Ipv6UsidHeader::Ect0);
   p->AddHeader(reth);

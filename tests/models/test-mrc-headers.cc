@@ -3,67 +3,16 @@
 #include "models/mrc-probe-header.h"
 #include "models/mrc-sack-header.h"
 
+#include "header-test-helpers.h"
+
 #include "ns3/packet.h"
 
 #include <catch2/catch.hpp>
 
-#include <csignal>
-#include <functional>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
-
-namespace
-{
-
-// Serialise h into an empty packet, check the size, and deserialise it into a fresh object.
-template <typename T>
-T
-RoundTrip(const T& h)
-{
-  Ptr<Packet> p = Create<Packet>();
-  p->AddHeader(h);
-  REQUIRE(p->GetSize() == h.GetSerializedSize());
-  T out;
-  REQUIRE(p->RemoveHeader(out) == h.GetSerializedSize());
-  REQUIRE(p->GetSize() == 0);
-  return out;
-}
-
-template <typename T>
-std::vector<uint8_t>
-Bytes(const T& h)
-{
-  Ptr<Packet> p = Create<Packet>();
-  p->AddHeader(h);
-  std::vector<uint8_t> b(p->GetSize());
-  p->CopyData(b.data(), b.size());
-  return b;
-}
-
-// True when fn ends the process with SIGABRT (what NS_ABORT_MSG does); run in a child.
-bool
-Aborts(const std::function<void()>& fn)
-{
-  pid_t pid = fork();
-  if (pid == 0)
-  {
-    // Catch2's SIGABRT handler is inherited: restore the default so the abort reaches the
-    // parent, and silence the expected message.
-    std::signal(SIGABRT, SIG_DFL);
-    std::freopen("/dev/null", "w", stdout);
-    std::freopen("/dev/null", "w", stderr);
-    fn();
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
-}
-
-} // namespace
+using namespace mrcsim::test;
 
 TEST_CASE("MrcSackHeader round-trips every field", "[headers][sack]")
 {
@@ -100,9 +49,8 @@ TEST_CASE("MrcSackHeader byte layout", "[headers][sack]")
   h.SetEchoedEv(0x0304);
   h.SetBitmap(0x0011223344556677ull);
   h.SetTimestampEcho(0x89ABCDEF);
-  CHECK(Bytes(h) == std::vector<uint8_t>{0x00, 0x12, 0x34, 0x56, 0x80, 0x12, 0x34, 0x5A,
-                                         0x01, 0x02, 0x03, 0x04, 0x00, 0x11, 0x22, 0x33,
-                                         0x44, 0x55, 0x66, 0x77, 0x89, 0xAB, 0xCD, 0xEF});
+  CHECK(Bytes(h) == std::vector<uint8_t>{ 0x00, 0x12, 0x34, 0x56, 0x80, 0x12, 0x34, 0x5A, 0x01, 0x02, 0x03, 0x04,
+                                          0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x89, 0xAB, 0xCD, 0xEF });
 }
 
 TEST_CASE("MrcSackHeader bitmap set and test", "[headers][sack]")
@@ -117,7 +65,7 @@ TEST_CASE("MrcSackHeader bitmap set and test", "[headers][sack]")
 
   h.SetSacked(103);
   h.SetSacked(164); // the last bit of the window
-  CHECK(h.GetBitmap() == ((uint64_t{1} << 2) | (uint64_t{1} << 63)));
+  CHECK(h.GetBitmap() == ((uint64_t{ 1 } << 2) | (uint64_t{ 1 } << 63)));
   CHECK(h.IsSacked(103));
   CHECK(h.IsSacked(164));
   CHECK_FALSE(h.IsSacked(102));
@@ -126,7 +74,7 @@ TEST_CASE("MrcSackHeader bitmap set and test", "[headers][sack]")
 
   // Already covered by the cumulative ACK: no bit changes.
   h.SetSacked(99);
-  CHECK(h.GetBitmap() == ((uint64_t{1} << 2) | (uint64_t{1} << 63)));
+  CHECK(h.GetBitmap() == ((uint64_t{ 1 } << 2) | (uint64_t{ 1 } << 63)));
 
   MrcSackHeader out = RoundTrip(h);
   CHECK(out.IsSacked(103));
@@ -144,7 +92,7 @@ TEST_CASE("MrcSackHeader bitmap works across the PSN wrap", "[headers][sack][psn
   h.SetSackBaseOffset(1); // bit 0 = 0xFFFFFE
   h.SetSacked(0xFFFFFF);
   h.SetSacked(0x000002);
-  CHECK(h.GetBitmap() == ((uint64_t{1} << 1) | (uint64_t{1} << 4)));
+  CHECK(h.GetBitmap() == ((uint64_t{ 1 } << 1) | (uint64_t{ 1 } << 4)));
   CHECK(h.IsSacked(0xFFFFFF));
   CHECK(h.IsSacked(0x000002));
   CHECK(h.IsSacked(0xFFFFF0)); // before the cumulative ACK
@@ -170,7 +118,7 @@ TEST_CASE("MrcNackHeader round-trips and lays out reason then PSN then EV", "[he
   h.SetReason(MrcNackHeader::Trimmed);
   h.SetEchoedEv(0x1234);
   CHECK(h.GetSerializedSize() == 8);
-  CHECK(Bytes(h) == std::vector<uint8_t>{0x01, 0xAB, 0xCD, 0xEF, 0x12, 0x34, 0x00, 0x00});
+  CHECK(Bytes(h) == std::vector<uint8_t>{ 0x01, 0xAB, 0xCD, 0xEF, 0x12, 0x34, 0x00, 0x00 });
   MrcNackHeader out = RoundTrip(h);
   CHECK(out.GetPsn() == 0xABCDEFu);
   CHECK(out.GetReason() == MrcNackHeader::Trimmed);
@@ -184,8 +132,7 @@ TEST_CASE("MrcNackHeader round-trips and lays out reason then PSN then EV", "[he
   h.SetReason(static_cast<MrcNackHeader::Reason>(7));
   CHECK(static_cast<uint32_t>(RoundTrip(h).GetReason()) == 7u);
   CHECK(std::string(MrcNackHeader::ReasonName(MrcNackHeader::Trimmed)) == "TRIMMED");
-  CHECK(std::string(MrcNackHeader::ReasonName(static_cast<MrcNackHeader::Reason>(7))) ==
-        "UNKNOWN");
+  CHECK(std::string(MrcNackHeader::ReasonName(static_cast<MrcNackHeader::Reason>(7))) == "UNKNOWN");
   CHECK(Aborts([] { MrcNackHeader().SetPsn(0x1000000); }));
 }
 
@@ -197,8 +144,8 @@ TEST_CASE("MrcProbeHeader round-trips request and response", "[headers][probe]")
   h.SetSequence(0x01020304);
   h.SetSendTime(MicroSeconds(262) + NanoSeconds(144));
   CHECK(h.GetSerializedSize() == 16);
-  CHECK(Bytes(h) == std::vector<uint8_t>{0x00, 0x00, 0x00, 0xFE, 0x01, 0x02, 0x03, 0x04, 0x00,
-                                         0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00});
+  CHECK(Bytes(h) == std::vector<uint8_t>{
+                      0x00, 0x00, 0x00, 0xFE, 0x01, 0x02, 0x03, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00 });
   MrcProbeHeader out = RoundTrip(h);
   CHECK(out.IsRequest());
   CHECK(out.GetEv() == 0x00FE);
@@ -213,10 +160,12 @@ TEST_CASE("MrcProbeHeader round-trips request and response", "[headers][probe]")
   CHECK(resp.GetSendTimestamp() == 262144u);
 
   // An unknown probe type is refused on receipt.
-  CHECK(Aborts([] {
-    uint8_t bad[16] = {9};
-    Ptr<Packet> p = Create<Packet>(bad, 16);
-    MrcProbeHeader x;
-    p->RemoveHeader(x);
-  }));
+  CHECK(Aborts(
+    []
+    {
+      uint8_t bad[16] = { 9 };
+      Ptr<Packet> p = Create<Packet>(bad, 16);
+      MrcProbeHeader x;
+      p->RemoveHeader(x);
+    }));
 }
