@@ -42,6 +42,8 @@ FabricChannel::DoDispose()
 {
   m_ports[0] = nullptr;
   m_ports[1] = nullptr;
+  m_wire[0].clear();
+  m_wire[1].clear();
   Channel::DoDispose();
 }
 
@@ -153,28 +155,47 @@ FabricChannel::Transmit(Ptr<Packet> packet, uint16_t protocol, const FabricPort*
     return false;
   }
   FabricPort* to = PeekPointer(m_ports[1 - dir]);
-  Simulator::ScheduleWithContext(to->GetNode()->GetId(),
-                                 txEnd - Simulator::Now() + m_delay + to->GetIngressLatency(),
-                                 &FabricChannel::Deliver,
-                                 this,
-                                 packet,
-                                 protocol,
-                                 dir,
-                                 m_epoch);
+  m_wire[dir].push_back(InFlight{ packet, txEnd + m_delay + to->GetIngressLatency(), m_epoch, protocol });
+  if (!m_armed[dir])
+  {
+    Arm(dir);
+  }
   return true;
 }
 
 void
-FabricChannel::Deliver(Ptr<Packet> packet, uint16_t protocol, uint8_t dir, uint32_t epoch)
+FabricChannel::Arm(uint8_t dir)
 {
-  // The sender's next frame cannot have arrived yet: start it (and any others due) now.
+  FabricPort* to = PeekPointer(m_ports[1 - dir]);
+  m_armed[dir] = true;
+  Simulator::ScheduleWithContext(to->GetNode()->GetId(),
+                                 m_wire[dir].front().arrival - Simulator::Now(),
+                                 &FabricChannel::Deliver,
+                                 this,
+                                 dir);
+}
+
+void
+FabricChannel::Deliver(uint8_t dir)
+{
+  m_armed[dir] = false;
+  InFlight head = std::move(m_wire[dir].front());
+  m_wire[dir].pop_front();
+  // The sender's next frame cannot have arrived yet: start it (and any others due) now. Frames it
+  // starts join the wire behind the ones already on it.
   m_ports[dir]->CatchUp();
-  if (epoch != m_epoch)
+  if (head.epoch != m_epoch)
   {
-    Drop(packet, DropCause::LinkDown);
-    return;
+    Drop(head.packet, DropCause::LinkDown);
   }
-  m_ports[1 - dir]->Receive(packet, protocol);
+  else
+  {
+    m_ports[1 - dir]->Receive(head.packet, head.protocol);
+  }
+  if (!m_armed[dir] && !m_wire[dir].empty())
+  {
+    Arm(dir);
+  }
 }
 
 } // namespace ns3

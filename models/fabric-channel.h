@@ -6,6 +6,7 @@
 #define MRCSIM_MODELS_FABRIC_CHANNEL_H
 
 #include "models/drop-cause.h"
+#include "models/ring-queue.h"
 #include "models/trace-bundle.h"
 
 #include "ns3/channel.h"
@@ -20,7 +21,8 @@ namespace ns3
 
 class FabricPort;
 
-/// \brief Full-duplex link with one scheduled event per packet (its arrival at the far end).
+/// \brief Full-duplex link with one scheduled event per direction: the arrival of the frame at the
+/// head of that direction's wire.
 class FabricChannel : public Channel
 {
 public:
@@ -63,7 +65,8 @@ protected:
 
 private:
   uint8_t Dir(const FabricPort* from) const { return from == PeekPointer(m_ports[0]) ? 0 : 1; }
-  void Deliver(Ptr<Packet> packet, uint16_t protocol, uint8_t dir, uint32_t epoch);
+  void Deliver(uint8_t dir);
+  void Arm(uint8_t dir);
   void Drop(Ptr<const Packet> packet, DropCause cause);
   bool DrawLoss(uint8_t dir);
 
@@ -71,6 +74,19 @@ private:
   Time m_delay;
   bool m_up = true;
   uint32_t m_epoch = 0; ///< bumped on every down transition: older in-flight frames are lost
+
+  /// A frame on the wire. Arrivals in one direction come in the order frames were sent (one
+  /// delay, increasing end of transmission), so each direction is a FIFO with one pending
+  /// event, for its head, instead of one event per frame.
+  struct InFlight
+  {
+    Ptr<Packet> packet;
+    Time arrival;
+    uint32_t epoch = 0;
+    uint16_t protocol = 0;
+  };
+  RingQueue<InFlight> m_wire[2];
+  bool m_armed[2] = { false, false }; ///< the head's arrival event is scheduled
   /// Gray-failure state, allocated only for links that have one.
   struct Gray
   {
