@@ -212,7 +212,8 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
   }
   uint32_t size = packet->GetSize();
   const bool data = cls != PortQueueConfig::kControlClass;
-  if (data && m_config->TrimEnabled() && m_bytes[cls] + size > m_config->TrimThreshold() &&
+  const double scale = m_config->ThresholdScale(m_rate.GetBitRate());
+  if (data && m_config->TrimEnabled() && m_bytes[cls] + size > m_config->TrimThreshold() * scale &&
       size > m_config->TrimmedSize())
   {
     Trim(packet);
@@ -241,7 +242,7 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
   // of its own).
   if (cls != PortQueueConfig::kControlClass && m_config->EcnEnabled())
   {
-    double p = m_config->MarkProbability(m_bytes[cls]);
+    double p = m_config->MarkProbability(static_cast<uint32_t>(m_bytes[cls] / scale));
     if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(packet))
     {
       ++m_ecnMarked;

@@ -74,7 +74,6 @@ NsccCongestionControl::Init(Time baseRtt, DataRate lineRate)
   m_baseRtt = baseRtt;
   m_bdp = static_cast<uint64_t>(baseRtt.GetSeconds() * lineRate.GetBitRate() / 8);
   Set(m_initialWindowBdp * m_bdp);
-  m_windowStart = Simulator::Now();
 }
 
 void
@@ -88,11 +87,17 @@ void
 NsccCongestionControl::OnAck(uint64_t bytes, Time rtt, bool ecn)
 {
   const Time now = Simulator::Now();
-  if (now - m_windowStart >= m_baseRtt)
+  if (!m_acking)
+  {
+    m_acking = true; // intervals of acknowledged bytes start with the first ACK
+    m_windowStart = now;
+  }
+  else if (now - m_windowStart >= m_baseRtt)
   {
     m_ackedLastWindow = m_ackedInWindow;
     m_ackedInWindow = 0;
     m_windowStart = now;
+    m_measured = true;
   }
   m_ackedInWindow += bytes;
 
@@ -149,9 +154,11 @@ void
 NsccCongestionControl::QuickAdapt()
 {
   // The path delivers about what was acknowledged in the last base RTT: start from there, at
-  // most once per base RTT so that one burst of trims counts once.
+  // most once per base RTT so that one burst of trims counts once. Not before a whole base RTT
+  // of ACKs has been counted: the first trims of a flow come back while its first window is
+  // still being acknowledged, and what was acknowledged so far says nothing of the path.
   const Time now = Simulator::Now();
-  if (m_adaptedOnce && now - m_lastQuickAdapt < m_baseRtt)
+  if (!m_measured || (m_adaptedOnce && now - m_lastQuickAdapt < m_baseRtt))
   {
     return;
   }

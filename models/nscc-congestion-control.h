@@ -5,7 +5,8 @@
 // high delay: fair increase only. ECN, low delay: nothing (a transient mark). ECN, high delay:
 // multiplicative decrease scaled by how far the delay exceeds the target, at most once per base
 // RTT. A trim takes the trimmed packet out of the window; trims and losses trigger quick adapt
-// (at most once per base RTT): the window falls to what was acknowledged in the last base RTT.
+// (at most once per base RTT, and only once a whole base RTT of ACKs was counted): the window falls
+// to what was acknowledged in the last base RTT.
 // TrimDecrease adds a multiplicative cut on trims (off by default, as in uet-htsim). Defaults after UEC 1.0 and
 // ultraethernet/uet-htsim: target delay 0.75 base RTT, initial and maximum window 1.5 BDP, decrease factor at most 0.5
 // per base RTT. Leaves out: NSCC's per-EV path-penalty coupling (see EvSelector) and its pacing.
@@ -52,7 +53,9 @@ private:
   TracedValue<uint64_t> m_window;
   Time m_lastDecrease;
   bool m_decreasedOnce = false;
-  Time m_windowStart; ///< start of the current base-RTT interval of acknowledged bytes
+  bool m_acking = false;   ///< an ACK has come
+  bool m_measured = false; ///< a whole base-RTT interval of acknowledged bytes was counted
+  Time m_windowStart;      ///< start of the current base-RTT interval of acknowledged bytes
   uint64_t m_ackedInWindow = 0;
   uint64_t m_ackedLastWindow = 0;
   Time m_lastQuickAdapt;

@@ -14,7 +14,9 @@ PortQueueConfig::GetTypeId()
 {
   // Defaults: a 100G plane with 1 us links has a BDP of about 4 x 1 us x 100 Gb/s = 50 KB for a
   // T0-T1-T0 round trip; ECN Kmin/Kmax at 0.2 / 0.8 BDP and trimming at 1 BDP follow
-  // shared/docs/MRC-MODEL.md. PFC XOFF leaves room for one BDP of headroom in 1 MB per class.
+  // shared/docs/MRC-MODEL.md. They are given for a 100G port and scale with the port's rate
+  // (ReferenceRate), so an 800G port trims at 400 KB. PFC XOFF leaves room for one BDP of
+  // headroom in 1 MB per class (not scaled).
   static TypeId tid =
     TypeId("ns3::PortQueueConfig")
       .SetParent<Object>()
@@ -39,6 +41,12 @@ PortQueueConfig::GetTypeId()
                     BooleanValue(true),
                     MakeBooleanAccessor(&PortQueueConfig::m_ecnEnabled),
                     MakeBooleanChecker())
+      .AddAttribute("ReferenceRate",
+                    "Port rate EcnKmin, EcnKmax and TrimThreshold are given for; a port of another rate "
+                    "scales them by its rate / ReferenceRate. 0 turns scaling off.",
+                    DataRateValue(DataRate("100Gbps")),
+                    MakeDataRateAccessor(&PortQueueConfig::m_referenceRate),
+                    MakeDataRateChecker())
       .AddAttribute("EcnKmin",
                     "Bytes below which no packet is marked.",
                     UintegerValue(10000),

@@ -5,6 +5,7 @@
 #ifndef MRCSIM_MODELS_PORT_QUEUE_CONFIG_H
 #define MRCSIM_MODELS_PORT_QUEUE_CONFIG_H
 
+#include "ns3/data-rate.h"
 #include "ns3/object.h"
 
 #include <cstdint>
@@ -27,8 +28,15 @@ public:
   uint32_t ClassLimit(uint8_t cls) const { return cls == kControlClass ? m_controlLimit : m_dataLimit; }
 
   /// \brief Marking probability for a class holding `bytes` (RED: 0 below Kmin, linear to Pmax
-  /// at Kmax, 1 above Kmax).
+  /// at Kmax, 1 above Kmax), on a port of ReferenceRate.
   double MarkProbability(uint32_t bytes) const;
+  /// \brief By how much a port of `rateBps` scales the ECN and trim thresholds: rateBps /
+  /// ReferenceRate, so that they stay the same fraction of its BDP (1 if either rate is 0).
+  double ThresholdScale(uint64_t rateBps) const
+  {
+    const uint64_t ref = m_referenceRate.GetBitRate();
+    return ref && rateBps ? double(rateBps) / double(ref) : 1.0;
+  }
   bool EcnEnabled() const { return m_ecnEnabled; }
 
   bool TrimEnabled() const { return m_trimEnabled; }
@@ -53,6 +61,7 @@ public:
 
 private:
   uint32_t m_framingBytes;
+  DataRate m_referenceRate;
   uint8_t m_numClasses;
   uint32_t m_controlLimit;
   uint32_t m_dataLimit;
