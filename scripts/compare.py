@@ -261,6 +261,8 @@ def plot_collectives(variants, summary, path):
                 workloads.append(c["workload"])
     panels = 2 if workloads else 1
     fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 3.8), squeeze=False)
+    for ax in axes[0]:
+        ax.grid(False, axis="x")
     groups = ["whole run"] + workloads
     n = len(variants)
     width = 0.8 / n
@@ -471,6 +473,8 @@ def plot_goodput(variants, summary, path):
 def plot_counters(variants, summary, path):
     col = colours(variants)
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    for ax in (left, right):
+        ax.grid(False, axis="x")
     names = [("retransmissions", "retransmissions"), ("timeouts", "timeouts"), ("trims", "trims"),
              ("ecn_marks", "ECN marks"), (None, "drops")]
     n = len(variants)
