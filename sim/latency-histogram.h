@@ -65,6 +65,21 @@ public:
              { "max", m_max } };
   }
 
+  /// \brief The non-empty buckets as [upper bound, count] pairs, in increasing order (the last
+  /// bound capped at the max, as in Quantile): the distribution, for plots drawn from a summary.
+  nlohmann::json Buckets() const
+  {
+    nlohmann::json out = nlohmann::json::array();
+    for (size_t b = 0; b < m_counts.size(); ++b)
+    {
+      if (m_counts[b] > 0)
+      {
+        out.push_back({ std::min(m_max, m_min * std::pow(kGrowth, double(b + 1))), m_counts[b] });
+      }
+    }
+    return out;
+  }
+
 private:
   static constexpr double kGrowth = 1.01;
   size_t Bucket(double value) const

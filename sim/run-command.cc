@@ -24,6 +24,8 @@ const char* kRunUsage = R"(usage: mrcsim run SCENARIO.json [--set path=value ...
             messages,timeseries}.csv; prints a comparison table. Ctrl-C stops cleanly and
             writes partial results, marked partial.
   validate: reads and checks the scenario (keys, types, ranges, references) and builds nothing.
+  A scenario with a "sweep" block: run runs the base scenario only; scripts/sweep.py runs the
+  sweep's points (in parallel) and aggregates them.
   --set:    overrides a value by its path (keys and list indices joined by '.'), e.g.
             --set workloads.0.bytes=1048576 --set seed=7
             --set transport.0.attributes.ns3::MrcQueuePair::EvCount=64
@@ -93,6 +95,19 @@ PrintTable(const ScenarioSpec& spec, const nlohmann::json& runs)
   }
 }
 
+/// "12 points: 3 x 2 values x 2 seeds"
+std::string
+SweepSize(const SweepSpec& sweep)
+{
+  std::string sizes;
+  for (const SweepParameter& p : sweep.parameters)
+  {
+    sizes += (sizes.empty() ? "" : " x ") + std::to_string(p.values.size());
+  }
+  return std::to_string(sweep.Points()) + " point(s): " + (sizes.empty() ? "" : sizes + " values x ") +
+         std::to_string(sweep.seeds.size()) + " seed(s)";
+}
+
 } // namespace
 
 int
@@ -106,7 +121,8 @@ ValidateCommand(const std::vector<std::string>& argv)
   }
   ScenarioSpec spec = ReadScenarioFile(args.Positional()[0], args.Values("--set"));
   std::cout << spec.file << ": valid (" << spec.transports.size() << " transport(s), " << spec.workloads.size()
-            << " workload(s), " << spec.failures.size() << " failure(s))\n";
+            << " workload(s), " << spec.failures.size() << " failure(s)"
+            << (spec.sweep ? "; sweep of " + SweepSize(*spec.sweep) : std::string()) << ")\n";
   return 0;
 }
 
@@ -120,6 +136,11 @@ RunCommand(const std::vector<std::string>& argv)
     return args.Flag("--help") ? 0 : 2;
   }
   ScenarioSpec spec = ReadScenarioFile(args.Positional()[0], args.Values("--set"));
+  if (spec.sweep)
+  {
+    std::cerr << "note: " << spec.file << " has a sweep block (" << SweepSize(*spec.sweep)
+              << "); this runs the base scenario only; run the sweep with scripts/sweep.py " << spec.file << " -j N\n";
+  }
   const std::filesystem::path out = args.Value("--out", "results/" + spec.name);
   std::filesystem::create_directories(out);
   auto fabric = std::make_shared<const Fabric>(BuildFabric(spec.topology, spec.file));

@@ -677,6 +677,9 @@ RunTransport(const ScenarioSpec& spec,
   for (size_t c = 0; c < static_cast<size_t>(DropCause::Count); ++c)
     drops[DropCauseName(static_cast<DropCause>(c))] = net.CountDrops(static_cast<DropCause>(c));
 
+  nlohmann::json packetLatency = service.PacketLatency().Summary();
+  packetLatency["histogram"] = service.PacketLatency().Buckets();
+
   TransportResult result;
   result.partial = partial;
   nlohmann::json attrs = nlohmann::json::object();
@@ -698,7 +701,7 @@ RunTransport(const ScenarioSpec& spec,
         { "completed", messagesDone },
         { "time_us", messageUs.Summary() },
         { "slowdown", slowdown.Summary() } } },
-    { "packet_latency_us", service.PacketLatency().Summary() },
+    { "packet_latency_us", packetLatency },
     { "counters",
       { { "data_packets_sent", packets },
         { "retransmissions", retransmissions },

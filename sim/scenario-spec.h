@@ -107,6 +107,26 @@ struct OutputSpec
   std::vector<LinkSelector> pcapLinks; ///< both ends of each link write pcap files
 };
 
+/// \brief One swept parameter: an override path (as for --set) and the values it takes.
+struct SweepParameter
+{
+  std::string path;                   ///< e.g. "workloads.0.bytes"
+  std::vector<nlohmann::json> values; ///< each one checked alone against the scenario
+};
+
+/// \brief A sweep block: the cartesian product of the parameters' values and the seeds, each point
+/// a separate run of the scenario. scripts/sweep.py runs the points; `mrcsim run` runs the base
+/// scenario only and says so.
+struct SweepSpec
+{
+  /// By path: nlohmann::json keeps an object's keys sorted. scripts/sweep.py numbers the points
+  /// in the file's order instead; only the count matters here.
+  std::vector<SweepParameter> parameters;
+  std::vector<uint64_t> seeds; ///< default: the scenario's seed
+  /// \brief Parameter value combinations times seeds.
+  uint64_t Points() const;
+};
+
 /// \brief A whole scenario.
 struct ScenarioSpec
 {
@@ -120,7 +140,8 @@ struct ScenarioSpec
   std::vector<FailureSpec> failures;
   StopSpec stop;
   OutputSpec outputs;
-  nlohmann::json document; ///< the document after --set overrides (hashed into the summary)
+  std::optional<SweepSpec> sweep; ///< absent, or "sweep": null (how one point of a sweep runs)
+  nlohmann::json document;        ///< the document after --set overrides (hashed into the summary)
 };
 
 /// \brief Applies one `path=value` override (path: keys and list indices separated by '.',

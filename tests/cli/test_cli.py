@@ -116,6 +116,24 @@ with tempfile.TemporaryDirectory() as tmp:
         for csv_name in ("collectives.csv", "messages.csv", "timeseries.csv"):
             check("run " + label + " " + csv_name, os.path.getsize(os.path.join(outdir, label, csv_name)) > 0)
 
+    # A sweep block: validate counts its points; run runs the base scenario and says how to run
+    # the sweep; a point ("sweep": null) runs without the note.
+    swept = json.loads(open(tiny).read())
+    swept["sweep"] = {"parameters": {"workloads.0.bytes": [4096, 16384, 65536]}, "seeds": {"count": 2}}
+    swept_path = spec("swept.json", json.dumps(swept))
+    code, out, err = run("validate", swept_path)
+    check("validate sweep", code == 0 and "sweep of 6 point(s): 3 values x 2 seed(s)" in out, out + err)
+    code, out, err = run("run", swept_path, "--out", os.path.join(tmp, "swept-out"), "--quiet")
+    check("run sweep exit", code == 0, err)
+    check("run sweep note", "has a sweep block (6 point(s)" in err and "scripts/sweep.py " + swept_path in err
+          and err.count("\n") == 1, err)
+    check("run sweep base", json.load(open(os.path.join(tmp, "swept-out", "summary.json")))["seed"] == 1)
+    code, out, err = run("run", swept_path, "--out", os.path.join(tmp, "point-out"), "--quiet",
+                         "--set", "sweep=null", "--set", "workloads.0.bytes=4096", "--set", "seed=2")
+    check("run sweep point", code == 0 and "sweep" not in err, err)
+    bad = spec("bad-sweep.json", json.dumps(dict(swept, sweep={"parameters": {"workloads.0.bytes": [0]}})))
+    expect_error("bad sweep", ["validate", bad], 1, "bad-sweep.json", "/sweep/parameters/workloads.0.bytes/0")
+
 print(f"{passed} passed, {len(failures)} failed")
 for f in failures:
     print("FAIL", f)

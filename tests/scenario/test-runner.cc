@@ -147,6 +147,20 @@ TEST_CASE("runner: --set overrides reach the model attributes they name", "[runn
   CHECK(base["packet_latency_us"]["count"].get<uint64_t>() == 4 * 256);
   CHECK(slow["packet_latency_us"]["p50"].get<double>() > base["packet_latency_us"]["p50"].get<double>() + 13);
   CHECK(slow["packet_latency_us"]["max"].get<double>() < base["packet_latency_us"]["max"].get<double>() + 16);
+  // The histogram holds every packet, in increasing buckets that end at the max.
+  const nlohmann::json& buckets = base["packet_latency_us"]["histogram"];
+  REQUIRE(!buckets.empty());
+  uint64_t counted = 0;
+  double bound = 0;
+  for (const auto& b : buckets)
+  {
+    CHECK(b[0].get<double>() > bound);
+    bound = b[0].get<double>();
+    counted += b[1].get<uint64_t>();
+  }
+  CHECK(counted == 4 * 256);
+  CHECK(bound == base["packet_latency_us"]["max"].get<double>());
+  CHECK(buckets[0][0].get<double>() >= base["packet_latency_us"]["p50"].get<double>() * 0.5);
   // A name that is not an attribute stops the run with an error naming it.
   CHECK_THROWS_WITH(
     Run(

@@ -127,6 +127,34 @@ BadCases()
       "at /topology/preset: unknown preset \"multiplane-65\"; presets: multiplane-131k" },
     { b + "topology-preset-and-spec.json", {}, "at /topology: expected exactly one of \"preset\"" },
     { b + "syntax-error.json", {}, "syntax-error.json: not valid JSON (byte 85)" },
+    { b + "sweep-unknown-key.json", {}, "at /sweep/parameter: unknown key; allowed keys here:" },
+    { b + "sweep-empty.json", {}, "at /sweep: a sweep needs \"parameters\" (override paths and their values)" },
+    { b + "sweep-path-missing.json",
+      {},
+      "at /sweep/parameters/workloads.3.bytes/0: the value 65536 does not apply: override "
+      "\"workloads.3.bytes=65536\": /workloads has 1 entry (0..0); index 3 is out of range" },
+    { b + "sweep-bad-value.json",
+      {},
+      "at /sweep/parameters/workloads.0.bytes/1: the value -1 does not apply: at /workloads/0/bytes: expected a "
+      "whole number in [1, 9007199254740992], got -1" },
+    { b + "sweep-unknown-key-in-path.json",
+      {},
+      "at /sweep/parameters/workloads.0.byte/0: the value 65536 does not apply: at /workloads/0/byte: unknown key" },
+    { b + "sweep-values-not-list.json",
+      {},
+      "at /sweep/parameters/workloads.0.bytes: expected a non-empty list of values, got 65536" },
+    { b + "sweep-duplicate-value.json",
+      {},
+      "at /sweep/parameters/workloads.0.bytes/2: the value 65536 is listed twice (also at index 0)" },
+    { b + "sweep-seed-parameter.json", {}, "at /sweep/parameters/seed: the seed is swept by \"seeds\"" },
+    { b + "sweep-overlapping-paths.json",
+      {},
+      "at /sweep/parameters/workloads.0.bytes: overlaps the parameter \"workloads.0\"" },
+    { b + "sweep-seeds-count.json", {}, "at /sweep/seeds/count: expected a whole number in [1, 1000], got 0" },
+    { b + "sweep-duplicate-seed.json", {}, "at /sweep/seeds/2: seed 1 is listed twice" },
+    { b + "sweep-too-many-points.json",
+      {},
+      "at /sweep: 1210 points (11 x 11 values x 10 seeds) is more than the 1000 a sweep may have" },
     { "scenarios/quickstart.json",
       { "workloads.3.bytes=1" },
       "override \"workloads.3.bytes=1\": /workloads has 1 entry (0..0); index 3 is out of range" },
@@ -269,6 +297,71 @@ TEST_CASE("scenario spec: overrides edit the document before validation", "[scen
   CHECK_THROWS_WITH(ApplyOverride(doc, "workloads.1=3"), Catch::Contains("index 1 is out of range"));
   CHECK_THROWS_WITH(ApplyOverride(doc, "seed.low=3"), Catch::Contains("/seed is a number, not an object or a list"));
   CHECK_THROWS_WITH(ApplyOverride(doc, "outputs.pcap=[]"), Catch::Contains("/outputs does not exist"));
+}
+
+TEST_CASE("scenario spec: a sweep block is the product of its values and seeds", "[scenario]")
+{
+  CHECK_FALSE(With({}).sweep.has_value());
+  // null: no sweep (each point of a sweep runs so, and the block is not checked again).
+  CHECK_FALSE(With({ "sweep=null" }).sweep.has_value());
+
+  ScenarioSpec s = With({ R"(transport.attributes={})",
+                          R"(sweep={"parameters": {"workloads.0.bytes": [4096, 65536, 1048576],
+                                     "transport.attributes.ns3::MrcQueuePair::EvCount": [32, "64"]},
+                                     "seeds": [3, 1]})" });
+  REQUIRE(s.sweep.has_value());
+  REQUIRE(s.sweep->parameters.size() == 2);
+  // By path (the document's object order), whatever the file's order.
+  CHECK(s.sweep->parameters[0].path == "transport.attributes.ns3::MrcQueuePair::EvCount");
+  CHECK(s.sweep->parameters[0].values == std::vector<nlohmann::json>{ 32, "64" });
+  CHECK(s.sweep->parameters[1].path == "workloads.0.bytes");
+  CHECK(s.sweep->parameters[1].values.size() == 3);
+  CHECK(s.sweep->seeds == std::vector<uint64_t>{ 3, 1 });
+  CHECK(s.sweep->Points() == 12);
+  // The base scenario is untouched by its sweep.
+  CHECK(s.workloads[0].bytes == 65536);
+  CHECK(s.seed == 1);
+
+  s = With({ "seed=7", R"(sweep={"seeds": {"count": 4}})" });
+  CHECK(s.sweep->parameters.empty());
+  CHECK(s.sweep->seeds == std::vector<uint64_t>{ 7, 8, 9, 10 });
+  CHECK(s.sweep->Points() == 4);
+  s = With({ R"(sweep={"parameters": {"workloads.0.mode": ["pairwise"]}})" });
+  CHECK(s.sweep->seeds == std::vector<uint64_t>{ 1 });
+  CHECK(s.sweep->Points() == 1);
+
+  // Each value is checked against the whole scenario, references included.
+  CHECK_THROWS_WITH(With({ R"(sweep={"parameters": {"workloads.0.gpus": [[0, 1], [0, 64]]}})" }),
+                    Catch::StartsWith("inline.json: at /sweep/parameters/workloads.0.gpus/1: the value [0,64] does "
+                                      "not apply: at /workloads/0/gpus/1: GPU 64 does not exist"));
+  CHECK_THROWS_WITH(With({ R"(sweep={"parameters": {"transport.attributes.ns3::MrcQueuePair::EvCount": [32]}})" }),
+                    Catch::Contains("/transport/attributes does not exist; set the whole value instead"));
+  CHECK_THROWS_WITH(With({ R"(sweep={"parameters": {"sweep.seeds": [[1]]}})" }),
+                    Catch::Contains("at /sweep/parameters/sweep.seeds: a sweep cannot change the sweep block"));
+  CHECK_THROWS_WITH(With({ R"(sweep={"parameters": {"a=b": [1]}})" }), Catch::Contains("is not an override path"));
+  CHECK_THROWS_WITH(With({ R"(sweep={"parameters": {}})" }),
+                    Catch::Contains("at /sweep/parameters: expected an object of override paths"));
+  CHECK_THROWS_WITH(With({ R"(sweep={"seeds": []})" }), Catch::Contains("at /sweep/seeds: expected at least one seed"));
+  CHECK_THROWS_WITH(With({ R"(sweep={"seeds": [1.5]})" }),
+                    Catch::Contains("at /sweep/seeds/0: expected a whole number"));
+  CHECK_THROWS_WITH(With({ R"(sweep={"seeds": 3})" }), Catch::Contains(R"(expected a list of seeds or {"count": N})"));
+  CHECK_THROWS_WITH(With({ "seed=9007199254740990", R"(sweep={"seeds": {"count": 5}})" }),
+                    Catch::Contains("at /sweep/seeds/count: 5 seeds from the scenario's seed"));
+  CHECK_THROWS_WITH(With({ "sweep=[]" }), Catch::Contains("at /sweep: expected an object"));
+  // 1000 points are allowed, more are not.
+  nlohmann::json values = nlohmann::json::array();
+  nlohmann::json seeds = nlohmann::json::array();
+  for (int i = 1; i <= 100; ++i)
+  {
+    values.push_back(i);
+    seeds.push_back(i);
+  }
+  values.erase(values.begin() + 10, values.end());
+  nlohmann::json doc = Base();
+  doc["sweep"] = { { "parameters", { { "workloads.0.bytes", values } } }, { "seeds", seeds } };
+  CHECK(ParseScenario(doc, "inline.json").sweep->Points() == 1000);
+  doc["sweep"]["parameters"]["workloads.0.bytes"].push_back(11);
+  CHECK_THROWS_WITH(ParseScenario(doc, "inline.json"), Catch::Contains("1100 points (11 values x 100 seeds)"));
 }
 
 TEST_CASE("scenario spec: defaults and the single-transport form", "[scenario]")

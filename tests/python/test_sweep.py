@@ -1,0 +1,155 @@
+"""scripts/sweep.py: the expansion of a sweep block, a tiny sweep run two points at a time (and
+again one at a time: the same CSV), a failing point, a sweep mrcsim rejects, and re-plotting."""
+import csv
+import itertools
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import ROOT, png_size
+
+import sweep  # noqa: E402
+
+SCRIPT = os.path.join(ROOT, "scripts", "sweep.py")
+
+
+def run(*args):
+    return subprocess.run(["/usr/bin/python3", SCRIPT, *args], capture_output=True, text=True, timeout=120)
+
+
+def scenario(tmp_path, sweep_block, transport=None, name="tiny"):
+    """A scenario that runs in a fraction of a second: 8 GPUs, one message each."""
+    doc = {
+        "name": name,
+        "seed": 1,
+        "topology": {"preset": "multiplane-64"},
+        "transport": transport or [{"type": "mrc", "attributes": {}}, {"type": "rocev2", "qps_per_connection": 8}],
+        "workloads": [{"type": "permutation", "gpus": {"first": 0, "count": 8, "stride": 8}, "bytes": 65536}],
+        "sweep": sweep_block,
+    }
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(doc, indent=2))
+    return str(path), doc
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        return reader.fieldnames, list(reader)
+
+
+def test_expansion_is_the_cartesian_product_in_file_order(mrcsim, tmp_path):
+    block = {"parameters": {"workloads.0.bytes": [4096, 16384, 65536],
+                            "transport.0.attributes.ns3::MrcQueuePair::EvCount": [16, 64]},
+             "seeds": [5, 7]}
+    path, doc = scenario(tmp_path, block)
+    points = sweep.expand(doc)
+    assert [p.index for p in points] == list(range(12))
+    expected = list(itertools.product([4096, 16384, 65536], [16, 64], [5, 7]))
+    assert [(*p.values.values(), p.seed) for p in points] == expected
+    assert all(list(p.values) == list(block["parameters"]) for p in points)
+    # mrcsim counts the same points (its parameters by path).
+    out = subprocess.run([mrcsim, "validate", path], capture_output=True, text=True, timeout=60).stdout
+    assert "sweep of 12 point(s): 2 x 3 values x 2 seed(s)" in out
+    # {"count": N} starts at the scenario's seed; no parameters: one point per seed.
+    doc["seed"] = 10
+    doc["sweep"] = {"seeds": {"count": 3}}
+    assert [(p.values, p.seed) for p in sweep.expand(doc)] == [({}, 10), ({}, 11), ({}, 12)]
+    doc["sweep"] = {"parameters": {"workloads.0.bytes": [1, 2]}}
+    assert [(p.values, p.seed) for p in sweep.expand(doc)] == [({"workloads.0.bytes": 1}, 10),
+                                                               ({"workloads.0.bytes": 2}, 10)]
+
+
+def test_a_point_runs_with_its_overrides(tmp_path):
+    point = sweep.Point(3, {"workloads.0.bytes": 4096, "transport.0.attributes.ns3::X::Y": "1us",
+                            "workloads.0.gpus": {"first": 0, "count": 2}}, 9)
+    cmd = sweep.point_command("mrcsim", "s.json", point, "out/points/03")
+    assert cmd == ["mrcsim", "run", "s.json", "--quiet", "--set", "sweep=null", "--set", "seed=9",
+                   "--set", "workloads.0.bytes=4096", "--set", 'transport.0.attributes.ns3::X::Y="1us"',
+                   "--set", 'workloads.0.gpus={"first": 0, "count": 2}', "--out", "out/points/03"]
+    assert sweep.point_dir("out", point, 12) == os.path.join("out", "points", "03")
+    assert sweep.point_dir("out", point, 10) == os.path.join("out", "points", "3")
+
+
+def test_a_tiny_sweep_aggregates_every_point_and_transport(mrcsim, tmp_path):
+    path, _ = scenario(tmp_path, {"parameters": {"workloads.0.bytes": [16384, 262144]}, "seeds": [1, 2]})
+    out = str(tmp_path / "out")
+    p = run(path, "-j", "2", "--mrcsim", mrcsim, "--out", out)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "sweep of 4 point(s)" in p.stdout
+    header, rows = read_rows(os.path.join(out, "sweep.csv"))
+    assert header[:6] == ["point", "workloads.0.bytes", "seed", "transport", "status", "partial"]
+    assert set(sweep.METRICS) <= set(header)
+    assert [(r["point"], r["workloads.0.bytes"], r["seed"], r["transport"]) for r in rows] == [
+        (str(k), b, s, t) for k, (b, s) in enumerate(itertools.product(["16384", "262144"], ["1", "2"]))
+        for t in ("mrc", "rocev2")]
+    assert all(r["status"] == "complete" and r["partial"] == "false" for r in rows)
+    for r in rows:
+        summary = json.load(open(os.path.join(out, "points", r["point"], "summary.json")))
+        run_ = next(x for x in summary["runs"] if x["label"] == r["transport"])
+        assert float(r["completion_us"]) == run_["completion_us"]
+        assert float(r["msg_p99_us"]) == run_["messages"]["time_us"]["p99"]
+        assert summary["seed"] == int(r["seed"])
+        assert int(r["messages_completed"]) == 8
+    # 240 KiB more per GPU take about their time at 8 x 100 Gb/s (2.5 us) longer, on every transport
+    # and seed.
+    by = {(r["workloads.0.bytes"], r["seed"], r["transport"]): float(r["completion_us"]) for r in rows}
+    for s, t in itertools.product(["1", "2"], ["mrc", "rocev2"]):
+        assert by[("262144", s, t)] > by[("16384", s, t)] + 2.0
+    png = os.path.join(out, "completion_us-vs-bytes.png")
+    assert png in p.stdout
+    assert png_size(png)[0] >= 1000
+    # Deterministic: one at a time, the same CSV.
+    again = str(tmp_path / "again")
+    p = run(path, "-j", "1", "--mrcsim", mrcsim, "--out", again)
+    assert p.returncode == 0, p.stderr
+    assert open(os.path.join(again, "sweep.csv")).read() == open(os.path.join(out, "sweep.csv")).read()
+    # Another metric from the same CSV, without running anything.
+    p = run(path, "--out", out, "--replot", "--metric", "msg_p99_us", "--x", "seed", "--mrcsim", "/nonexistent")
+    assert p.returncode == 0, p.stderr
+    assert png_size(os.path.join(out, "msg_p99_us-vs-seed.png"))[0] >= 1000
+
+
+def test_a_failing_point_is_reported_and_the_rest_written(mrcsim, tmp_path):
+    # -3 is a valid scenario value (attributes are text) that ns-3 rejects when the run starts.
+    path, _ = scenario(tmp_path, {"parameters": {"transport.0.attributes.ns3::MrcQueuePair::EvCount": [8, -3]}},
+                       transport=[{"type": "mrc", "attributes": {}}])
+    out = str(tmp_path / "out")
+    p = run(path, "-j", "2", "--mrcsim", mrcsim, "--out", out)
+    assert p.returncode == 1
+    assert re.search(r"point 1 \(EvCount=-3, seed=1\): FAILED \(exit 1\)", p.stdout), p.stdout
+    assert "1 of 2 points FAILED" in p.stderr and "ns3::MrcQueuePair::EvCount" in p.stderr
+    _, rows = read_rows(os.path.join(out, "sweep.csv"))
+    assert [(r["point"], r["transport"], r["status"]) for r in rows] == [("0", "mrc", "complete"),
+                                                                         ("1", "", "failed: exit 1")]
+    assert rows[1]["completion_us"] == "" and float(rows[0]["completion_us"]) > 0
+    assert '"-3" is not a valid value' in open(os.path.join(out, "points", "1", "run.log")).read()
+    assert os.path.exists(os.path.join(out, "completion_us-vs-EvCount.png"))
+
+
+def test_a_sweep_mrcsim_rejects_runs_nothing(mrcsim, tmp_path):
+    path, _ = scenario(tmp_path, {"parameters": {"workloads.0.bytes": [4096, 0]}})
+    out = tmp_path / "out"
+    p = run(path, "--mrcsim", mrcsim, "--out", str(out))
+    assert p.returncode == 1
+    assert "at /sweep/parameters/workloads.0.bytes/1: the value 0 does not apply" in p.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--metric", "speed"], "--metric speed: expected one of completion_us"),
+    (["--x", "workloads.0.gpus"], "--x workloads.0.gpus: expected a swept parameter (workloads.0.bytes, seed)"),
+])
+def test_bad_axes_are_reported_before_running(tmp_path, args, message):
+    path, _ = scenario(tmp_path, {"parameters": {"workloads.0.bytes": [4096]}})
+    p = run(path, "--mrcsim", "/nonexistent", *args)
+    assert p.returncode == 1 and message in p.stderr
+
+
+def test_a_scenario_without_a_sweep_is_refused(tmp_path):
+    path = os.path.join(ROOT, "scenarios", "quickstart.json")
+    p = run(path, "--mrcsim", "/nonexistent")
+    assert p.returncode == 1 and "has no sweep block" in p.stderr
