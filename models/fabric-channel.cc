@@ -168,11 +168,8 @@ FabricChannel::Arm(uint8_t dir)
 {
   FabricPort* to = PeekPointer(m_ports[1 - dir]);
   m_armed[dir] = true;
-  Simulator::ScheduleWithContext(to->GetNode()->GetId(),
-                                 m_wire[dir].front().arrival - Simulator::Now(),
-                                 &FabricChannel::Deliver,
-                                 this,
-                                 dir);
+  Simulator::ScheduleWithContext(
+    to->GetNode()->GetId(), m_wire[dir].front().arrival - Simulator::Now(), &FabricChannel::Deliver, this, dir);
 }
 
 void

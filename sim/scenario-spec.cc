@@ -5,6 +5,8 @@
 // the document and reading that copy the same way.
 #include "sim/scenario-spec.h"
 
+#include "sim/attribute-check.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -365,6 +367,10 @@ ParseTransport(const nlohmann::json& v, const std::string& origin, const std::st
       if (!text)
       {
         a.Fail(name, "expected a number, true/false or a string, got " + Shown(value));
+      }
+      if (std::optional<std::string> problem = CheckAttributeDefault(name, *text))
+      {
+        a.Fail(name, *problem);
       }
       t.attributes[name] = *text;
     }

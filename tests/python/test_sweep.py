@@ -114,20 +114,27 @@ def test_a_tiny_sweep_aggregates_every_point_and_transport(mrcsim, tmp_path):
 
 
 def test_a_failing_point_is_reported_and_the_rest_written(mrcsim, tmp_path):
-    # -3 is a valid scenario value (attributes are text) that ns-3 rejects when the run starts.
-    path, _ = scenario(tmp_path, {"parameters": {"transport.0.attributes.ns3::MrcQueuePair::EvCount": [8, -3]}},
-                       transport=[{"type": "mrc", "attributes": {}}])
+    # Each value is valid alone (mrcsim checks them one by one); one combination is not: GPUs 8, 16,
+    # ... 64 run past the 64-GPU fabric, which mrcsim reports when that point runs.
+    path, doc = scenario(tmp_path, {"parameters": {"workloads.0.gpus.first": [0, 8],
+                                                   "workloads.0.gpus.stride": [1, 8]}},
+                         transport=[{"type": "mrc", "attributes": {}}])
+    doc["workloads"][0]["gpus"] = {"first": 0, "count": 8, "stride": 1}
+    with open(path, "w") as f:
+        json.dump(doc, f)
     out = str(tmp_path / "out")
     p = run(path, "-j", "2", "--mrcsim", mrcsim, "--out", out)
     assert p.returncode == 1
-    assert re.search(r"point 1 \(EvCount=-3, seed=1\): FAILED \(exit 1\)", p.stdout), p.stdout
-    assert "1 of 2 points FAILED" in p.stderr and "ns3::MrcQueuePair::EvCount" in p.stderr
+    assert re.search(r"point 3 \(first=8, stride=8, seed=1\): FAILED \(exit 1\)", p.stdout), p.stdout
+    assert "1 of 4 points FAILED" in p.stderr
     _, rows = read_rows(os.path.join(out, "sweep.csv"))
     assert [(r["point"], r["transport"], r["status"]) for r in rows] == [("0", "mrc", "complete"),
-                                                                         ("1", "", "failed: exit 1")]
-    assert rows[1]["completion_us"] == "" and float(rows[0]["completion_us"]) > 0
-    assert '"-3" is not a valid value' in open(os.path.join(out, "points", "1", "run.log")).read()
-    assert os.path.exists(os.path.join(out, "completion_us-vs-EvCount.png"))
+                                                                         ("1", "mrc", "complete"),
+                                                                         ("2", "mrc", "complete"),
+                                                                         ("3", "", "failed: exit 1")]
+    assert rows[3]["completion_us"] == "" and all(float(r["completion_us"]) > 0 for r in rows[:3])
+    assert "/workloads/0/gpus" in open(os.path.join(out, "points", "3", "run.log")).read()
+    assert os.path.exists(os.path.join(out, "completion_us-vs-first.png"))
 
 
 def test_a_sweep_mrcsim_rejects_runs_nothing(mrcsim, tmp_path):

@@ -81,6 +81,18 @@ BadCases()
     { b + "bad-attribute-name.json",
       {},
       "at /transport/attributes/EvCount: \"EvCount\" is not an ns-3 attribute name; attribute names look like" },
+    { b + "attribute-not-integer.json",
+      {},
+      "at /transport/attributes/ns3::MrcQueuePair::EvCount: \"many\": expected a non-negative integer" },
+    { b + "attribute-bad-time.json",
+      {},
+      "at /transport/attributes/ns3::MrcQueuePair::RetransmitTimeout: \"5 apples\": expected a time" },
+    { b + "attribute-unknown.json",
+      {},
+      "at /transport/attributes/ns3::MrcQueuePair::EvCountt: type ns3::MrcQueuePair has no attribute \"EvCountt\"" },
+    { b + "attribute-out-of-range.json",
+      {},
+      "at /transport/attributes/ns3::PortQueueConfig::EcnPmax: \"2\" is not a valid value here" },
     { b + "unknown-workload-type.json",
       {},
       "at /workloads/0/type: \"allreduce\" is not allowed; expected one of \"ring_allreduce\", \"hd_allreduce\"" },
@@ -443,17 +455,20 @@ TEST_CASE("scenario spec: workload keys follow the workload type", "[scenario]")
 
 TEST_CASE("scenario spec: transport attributes are kept as text", "[scenario]")
 {
-  ScenarioSpec s = With({ R"(transport=[{"type": "mrc", "attributes": {"ns3::A::Int": 64, "ns3::A::Whole": 2.0,
-                                   "ns3::A::Real": 0.125, "ns3::A::Flag": true, "ns3::A::Time": "262us",
-                                   "ns3::dot11s::PeerLink::MaxRetries": 4}},
+  ScenarioSpec s = With({ R"(transport=[{"type": "mrc", "attributes": {"ns3::MrcQueuePair::EvCount": 64,
+                                   "ns3::MrcQueuePair::SackEvery": 2.0, "ns3::PortQueueConfig::EcnPmax": 0.125,
+                                   "ns3::PortQueueConfig::TrimEnabled": true,
+                                   "ns3::MrcQueuePair::RetransmitTimeout": "262us"}},
                                   {"type": "rocev2", "label": "roce-8", "qps_per_connection": 8}])" });
   const auto& a = s.transports[0].attributes;
-  CHECK(a.at("ns3::A::Int") == "64");
-  CHECK(a.at("ns3::A::Whole") == "2");
-  CHECK(a.at("ns3::A::Real") == "0.125");
-  CHECK(a.at("ns3::A::Flag") == "true");
-  CHECK(a.at("ns3::A::Time") == "262us");
-  CHECK(a.at("ns3::dot11s::PeerLink::MaxRetries") == "4");
+  CHECK(a.at("ns3::MrcQueuePair::EvCount") == "64");
+  CHECK(a.at("ns3::MrcQueuePair::SackEvery") == "2");
+  CHECK(a.at("ns3::PortQueueConfig::EcnPmax") == "0.125");
+  CHECK(a.at("ns3::PortQueueConfig::TrimEnabled") == "true");
+  CHECK(a.at("ns3::MrcQueuePair::RetransmitTimeout") == "262us");
+  // Nested namespaces have the right shape; the type must still exist.
+  CHECK_THROWS_WITH(With({ R"(transport.attributes={"ns3::dot11s::PeerLink::MaxRetries": 4})" }),
+                    Catch::Contains("no ns-3 type \"ns3::dot11s::PeerLink\""));
   CHECK(s.transports[1].label == "roce-8");
   CHECK(s.transports[1].qpsPerConnection == 8);
 
