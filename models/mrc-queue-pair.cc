@@ -286,7 +286,7 @@ MrcQueuePair::Unwrap(uint32_t psn, uint64_t reference) const
 }
 
 Ptr<Packet>
-MrcQueuePair::BuildData(uint64_t seq, const MrcEv& ev)
+MrcQueuePair::BuildData(uint64_t seq, const MrcEv& ev, bool ackRequest)
 {
   const Message& m = MessageOf(seq);
   const uint64_t index = seq - m.firstSeq;
@@ -314,7 +314,7 @@ MrcQueuePair::BuildData(uint64_t seq, const MrcEv& ev)
                 : first       ? RoceBthHeader::kRcWriteFirst
                 : last        ? RoceBthHeader::kRcWriteLast
                               : RoceBthHeader::kRcWriteMiddle;
-  spec.ackRequest = last;
+  spec.ackRequest = last || ackRequest;
   AddRoceHeaders(p, spec, &reth);
   return p;
 }
@@ -328,12 +328,13 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   }
   const uint64_t mtu = m_nic->Mtu();
   uint64_t seq;
-  bool resend = !m_retx.empty();
+  const bool room = m_inflight + mtu <= m_cc->GetWindow() && m_portInflight[port] + mtu <= PortShare();
+  bool resend = !m_retx.empty() && room;
   if (resend)
   {
     seq = *m_retx.begin();
   }
-  else if (m_sndNxt < m_totalSeq && m_inflight + mtu <= m_cc->GetWindow() && m_portInflight[port] + mtu <= PortShare())
+  else if (m_retx.empty() && m_sndNxt < m_totalSeq && room)
   {
     seq = m_sndNxt;
   }
@@ -347,7 +348,10 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
     return nullptr;
   }
   MrcEv& ev = m_evs[id];
-  Ptr<Packet> p = BuildData(seq, ev);
+  // Ask for a SACK at once when this packet fills the window (or is a resend, or the last that can
+  // go now): the receiver otherwise waits for SackEvery packets that the window will not let come.
+  const bool fills = m_inflight + 2 * mtu > m_cc->GetWindow() || resend || (m_retx.empty() && seq + 1 >= m_totalSeq);
+  Ptr<Packet> p = BuildData(seq, ev, fills);
   if (resend)
   {
     m_retx.erase(m_retx.begin());

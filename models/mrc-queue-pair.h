@@ -110,7 +110,7 @@ private:
   };
 
   void SetUp();
-  Ptr<Packet> BuildData(uint64_t seq, const MrcEv& ev);
+  Ptr<Packet> BuildData(uint64_t seq, const MrcEv& ev, bool ackRequest);
   void HandleData(const RdmaRxInfo& info, Ptr<Packet> packet);
   void HandleSack(const RdmaRxInfo& info, Ptr<Packet> packet);
   void HandleNack(const RdmaRxInfo& info, Ptr<Packet> packet);
