@@ -329,7 +329,9 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   const uint64_t mtu = m_nic->Mtu();
   uint64_t seq;
   const bool room = m_inflight + mtu <= m_cc->GetWindow() && m_portInflight[port] + mtu <= PortShare();
-  bool resend = !m_retx.empty() && room;
+  // A trimmed packet waits for window room like new data (else a heavy incast recycles trims at
+  // line rate); a packet declared lost (RACK or timeout) goes at once.
+  bool resend = !m_retx.empty() && (room || !Tx(*m_retx.begin()).trimmed);
   if (resend)
   {
     seq = *m_retx.begin();
@@ -367,6 +369,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   t.size = static_cast<uint16_t>(p->GetSize());
   t.ev = ev.id;
   t.lost = false;
+  t.trimmed = false;
   t.resent = resend;
   AddInflight(t, true);
   m_sendOrder.push_back({ seq, t.sentAt });
@@ -528,8 +531,9 @@ MrcQueuePair::HandleNack(const RdmaRxInfo& info, Ptr<Packet> packet)
   {
     TxState& t = Tx(seq);
     t.lost = true;
+    t.trimmed = true;
     AddInflight(t, false);
-    m_retx.insert(seq); // resent at once: no timeout
+    m_retx.insert(seq); // resent as soon as the window allows: no timeout
     m_cc->OnTrim();
     WakeAllPorts();
   }

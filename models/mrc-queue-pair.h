@@ -98,7 +98,8 @@ private:
     uint16_t ev = 0;
     uint8_t retries = 0;
     bool acked = false;
-    bool lost = false; ///< declared lost, waiting in m_retx
+    bool lost = false;    ///< declared lost, waiting in m_retx
+    bool trimmed = false; ///< NACKed as trimmed, waiting in m_retx
     bool resent = false;
   };
   struct RxMessage
