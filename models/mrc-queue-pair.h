@@ -3,9 +3,10 @@
 // or UDP entropy for ECMP), chosen per packet by a pluggable EvSelector; every data packet carries
 // its remote address (RETH), so the receiver places it on arrival in any order. The receiver
 // returns SACKs (cumulative PSN, 64-bit bitmap, echoed EV, ECN echo, arrival timestamp) and
-// NACKs trimmed packets at once. The sender resends only missing PSNs, oldest first: at once
-// after a trim NACK; after a reordering window when later packets were acknowledged (loss
-// without trim); or after the retransmission timeout. EV health: an ECN echo or a trim skips the
+// NACKs trimmed packets at once. The sender resends only missing PSNs, oldest first: after a
+// trim NACK as soon as the window has room (no timeout); at once after a reordering window when
+// later packets were acknowledged (loss without trim), or after the retransmission timeout. A
+// packet that fills the window asks for a SACK at once (BTH AckReq). EV health: an ECN echo or a trim skips the
 // EV for one rotation; a loss without trim marks it ASSUMED_BAD at once and a backup EV of the
 // same plane takes its place; probes bring it back to GOOD. A NIC port going down denies its
 // plane locally at once and at the peer after a port-status delay. Congestion control is a
