@@ -6,8 +6,8 @@
 // NACKs trimmed packets at once. The sender resends only missing PSNs, oldest first: after a
 // trim NACK as soon as the window has room (no timeout); at once after a reordering window when
 // later packets were acknowledged (loss without trim), or after the retransmission timeout. A
-// packet that fills the window asks for a SACK at once (BTH AckReq). EV health: an ECN echo or a trim skips the
-// EV for one rotation; a loss without trim marks it ASSUMED_BAD at once and a backup EV of the
+// packet that fills the window asks for a SACK at once (BTH AckReq). EV health: an ECN echo or
+// a trim skips the EV for one rotation; a loss without trim marks it ASSUMED_BAD at once and a backup EV of the
 // same plane takes its place; probes bring it back to GOOD. A NIC port going down denies its
 // plane locally at once and at the peer after a port-status delay. Congestion control is a
 // pluggable window controller (NSCC by default).
