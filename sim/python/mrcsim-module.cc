@@ -344,6 +344,11 @@ PYBIND11_MODULE(mrcsim, m)
   using namespace mrcsim;
   // As the CLI: picosecond resolution, so that a 4 KB frame at 100 Gb/s takes 335.2 ns.
   ns3::Time::SetResolution(ns3::Time::PS);
+  // pybind11 finds numpy's C API in a function-local static on first use; done there by two
+  // threads at once, one holds the GIL while waiting for the other, which needs it to import
+  // numpy. Done here, under the import lock, no run ever does it.
+  py::array_t<double>(0);
+  py::array_t<int32_t>(0);
 
   m.doc() = "Packet-level simulation of MRC and RoCEv2 on multiplane AI fabrics (ns-3).\n\n"
             "validate() and run() take a scenario file or dict, with overrides like the CLI's --set;\n"

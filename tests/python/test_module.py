@@ -200,6 +200,32 @@ def test_a_run_agrees_with_the_cli_and_writes_the_same_files(tiny_run, tmp_path)
             assert np.allclose(ts[column], expected, rtol=1e-5, atol=1e-9), column
 
 
+def test_runs_from_several_threads_at_once(tiny_run):
+    # In a fresh process, so that the threads are the first to make numpy arrays. Runs take turns
+    # (one ns-3 simulator per process) and give the summary of a run on its own.
+    script = f"""
+import json, sys, threading
+sys.path.insert(0, {MODULE_DIR!r})
+import mrcsim
+scenario = json.loads({json.dumps(TINY)!r})
+out = [None] * 4
+def go(i):
+    out[i] = mrcsim.run(scenario).summary
+threads = [threading.Thread(target=go, args=(i,)) for i in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(json.dumps(out))
+"""
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    summaries = json.loads(p.stdout)
+    assert len(summaries) == 4
+    for s in summaries:
+        assert deterministic(s) == deterministic(tiny_run.summary)
+
+
 def test_a_failed_run_leaves_the_next_one_intact(tiny_run):
     bad = {"transport.0.attributes": {"ns3::MrcQueuePair::NoSuchAttribute": 1}}
     with pytest.raises(mrcsim.SpecError, match=r"NoSuchAttribute.*not a valid value of an existing ns-3 attribute"):
