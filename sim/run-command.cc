@@ -2,11 +2,9 @@
 // summary (summary.json), tidy CSVs per transport and a comparison table out.
 #include "sim/cli-args.h"
 #include "sim/commands.h"
-#include "sim/scenario-runner.h"
+#include "sim/scenario-run.h"
 
 #include <csignal>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -30,20 +28,6 @@ const char* kRunUsage = R"(usage: mrcsim run SCENARIO.json [--set path=value ...
             --set workloads.0.bytes=1048576 --set seed=7
             --set transport.0.attributes.ns3::MrcQueuePair::EvCount=64
 )";
-
-std::string
-Fnv1a(const std::string& text)
-{
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : text)
-  {
-    h ^= c;
-    h *= 0x100000001b3ull;
-  }
-  std::ostringstream out;
-  out << std::hex << std::setw(16) << std::setfill('0') << h;
-  return out.str();
-}
 
 void
 OnSigint(int)
@@ -141,45 +125,14 @@ RunCommand(const std::vector<std::string>& argv)
     std::cerr << "note: " << spec.file << " has a sweep block (" << SweepSize(*spec.sweep)
               << "); this runs the base scenario only; run the sweep with scripts/sweep.py " << spec.file << " -j N\n";
   }
-  const std::filesystem::path out = args.Value("--out", "results/" + spec.name);
-  std::filesystem::create_directories(out);
-  auto fabric = std::make_shared<const Fabric>(BuildFabric(spec.topology, spec.file));
-
+  ScenarioRunOptions options;
+  options.outDir = args.Value("--out", "results/" + spec.name);
+  options.progress = !args.Flag("--quiet");
   std::signal(SIGINT, OnSigint);
-  nlohmann::json runs = nlohmann::json::array();
-  nlohmann::json wall = nlohmann::json::array();
-  bool partial = false;
-  for (const TransportSpec& t : spec.transports)
-  {
-    if (g_interrupted)
-      break;
-    RunOptions options;
-    options.outDir = (out / t.label).string();
-    options.progress = !args.Flag("--quiet");
-    std::filesystem::create_directories(options.outDir);
-    TransportResult r = RunTransport(spec, t, fabric, options);
-    runs.push_back(r.summary);
-    wall.push_back(r.wall);
-    partial = partial || r.partial;
-  }
-  partial = partial || runs.size() < spec.transports.size();
-  nlohmann::json summary{ { "scenario", spec.name },
-                          { "scenario_file", spec.file },
-                          { "scenario_hash", Fnv1a(spec.document.dump()) },
-                          { "seed", spec.seed },
-                          { "version", MRCSIM_VERSION },
-                          { "fabric",
-                            { { "name", fabric->Name() },
-                              { "gpus", fabric->NumGpus() },
-                              { "switches", fabric->NumSwitches() },
-                              { "links", fabric->NumLinks() } } },
-                          { "partial", partial },
-                          { "runs", runs },
-                          { "wall_clock", wall } };
-  std::ofstream(out / "summary.json") << summary.dump(2) << "\n";
-  PrintTable(spec, runs);
-  std::cout << "results in " << out.string() << "/ (summary.json, <transport>/*.csv)\n";
-  return partial ? 3 : 0;
+  ScenarioResult result = RunScenario(spec, options);
+  PrintTable(spec, result.summary["runs"]);
+  std::cout << "results in " << options.outDir << "/ (summary.json, <transport>/*.csv)\n";
+  return result.partial ? 3 : 0;
 }
 
 } // namespace mrcsim

@@ -412,6 +412,12 @@ RunTransport(const ScenarioSpec& spec,
 {
   using namespace ns3;
   Stopwatch wall;
+  // A run that throws must not leave its events to the next run in the process (the Python
+  // module runs many); the normal path empties the simulator itself, below.
+  struct EmptySimulatorOnExit
+  {
+    ~EmptySimulatorOnExit() { Simulator::Destroy(); }
+  } emptySimulator;
   // Each transport starts from ns-3's defaults, then its own attributes.
   Config::Reset();
   RngSeedManager::SetSeed(static_cast<uint32_t>(spec.seed % 0xFFFFFFFFu) + 1);
@@ -472,6 +478,7 @@ RunTransport(const ScenarioSpec& spec,
     series.open(options.outDir + "/timeseries.csv");
     series << "time_us,plane,goodput_gbps,uplink_utilisation\n";
   }
+  TimeSeries timeSeries;
   std::vector<uint64_t> lastGood(planes, 0);
   std::vector<uint64_t> lastUp(planes, 0);
   std::string stopReason = "all work done";
@@ -491,13 +498,17 @@ RunTransport(const ScenarioSpec& spec,
     {
       const uint64_t good = SumTxBytes(sampled.lastHop[p]);
       const uint64_t up = SumTxBytes(sampled.up[p]);
+      const double dt = interval.GetSeconds();
+      const double goodput = double(good - lastGood[p]) * 8 / dt / 1e9;
+      const double utilisation =
+        sampled.upCapacityBps[p] > 0 ? double(up - lastUp[p]) * 8 / dt / sampled.upCapacityBps[p] : 0.0;
+      timeSeries.timeUs.push_back(double(Simulator::Now().GetPicoSeconds()) / 1e6);
+      timeSeries.plane.push_back(p);
+      timeSeries.goodputGbps.push_back(goodput);
+      timeSeries.uplinkUtilisation.push_back(utilisation);
       if (series.is_open())
       {
-        const double dt = interval.GetSeconds();
-        series << Simulator::Now().GetMicroSeconds() << "," << p << "," << double(good - lastGood[p]) * 8 / dt / 1e9
-               << ","
-               << (sampled.upCapacityBps[p] > 0 ? double(up - lastUp[p]) * 8 / dt / sampled.upCapacityBps[p] : 0.0)
-               << "\n";
+        series << Simulator::Now().GetMicroSeconds() << "," << p << "," << goodput << "," << utilisation << "\n";
       }
       lastGood[p] = good;
       lastUp[p] = up;
@@ -682,6 +693,7 @@ RunTransport(const ScenarioSpec& spec,
 
   TransportResult result;
   result.partial = partial;
+  result.series = std::move(timeSeries);
   nlohmann::json attrs = nlohmann::json::object();
   for (const auto& [k, v] : transport.attributes)
     attrs[k] = v;

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mrcsim
 {
@@ -29,15 +30,27 @@ struct RunOptions
   bool progress = true; ///< progress lines on stderr for runs longer than a few seconds
 };
 
+/// \brief The sampled time series of a run, column by column: one row per sample and plane, in
+/// the order of timeseries.csv.
+struct TimeSeries
+{
+  std::vector<double> timeUs;            ///< sample time, exact (the CSV writes whole microseconds)
+  std::vector<int32_t> plane;            ///< plane of the row (0 on a single-plane fabric)
+  std::vector<double> goodputGbps;       ///< delivered to GPUs by the plane's last-hop ports
+  std::vector<double> uplinkUtilisation; ///< T0 up-ports' transmitted bits over their capacity
+};
+
 /// \brief Result of one transport's run.
 struct TransportResult
 {
   nlohmann::json summary; ///< deterministic: same scenario and seed, same JSON
   nlohmann::json wall;    ///< wall-clock figures (kept apart from the summary)
+  TimeSeries series;      ///< the same samples as timeseries.csv, kept whether or not it is written
   bool partial = false;
 };
 
-/// \brief Runs `spec` on `transport`. `fabric` is the scenario's built topology.
+/// \brief Runs `spec` on `transport`. `fabric` is the scenario's built topology. ns-3's simulator
+/// is left empty on return, also when it throws, so runs may follow one another in a process.
 TransportResult RunTransport(const ScenarioSpec& spec,
                              const TransportSpec& transport,
                              std::shared_ptr<const Fabric> fabric,

@@ -1036,16 +1036,15 @@ ParseScenario(const nlohmann::json& document, const std::string& origin)
 }
 
 ScenarioSpec
-ReadScenarioFile(const std::string& file, const std::vector<std::string>& overrides)
+ParseScenario(nlohmann::json document, const std::string& origin, const std::vector<std::string>& overrides)
 {
-  nlohmann::json document = ReadJsonFile(file);
   for (const std::string& o : overrides)
   {
     ApplyOverride(document, o);
   }
   try
   {
-    return ParseScenario(document, file);
+    return ParseScenario(document, origin);
   }
   catch (const SpecError& e)
   {
@@ -1061,6 +1060,12 @@ ReadScenarioFile(const std::string& file, const std::vector<std::string>& overri
     }
     throw SpecError(std::string(e.what()) + " (after overrides: " + applied + ")");
   }
+}
+
+ScenarioSpec
+ReadScenarioFile(const std::string& file, const std::vector<std::string>& overrides)
+{
+  return ParseScenario(ReadJsonFile(file), file, overrides);
 }
 
 } // namespace mrcsim

@@ -153,6 +153,11 @@ void ApplyOverride(nlohmann::json& document, const std::string& assignment);
 /// \brief Reads and validates a scenario: JSON syntax, keys, types, ranges, references (GPU
 /// indices, links, planes against the fabric the topology describes). Throws SpecError.
 ScenarioSpec ParseScenario(const nlohmann::json& document, const std::string& origin);
+/// \brief ParseScenario after applying `overrides` (path=value) to `document`; an error then
+/// names the overrides, since the bad value may come from them rather than from `origin`.
+ScenarioSpec ParseScenario(nlohmann::json document,
+                           const std::string& origin,
+                           const std::vector<std::string>& overrides);
 ScenarioSpec ReadScenarioFile(const std::string& file, const std::vector<std::string>& overrides = {});
 
 /// \brief The id of the link a selector names in `fabric` (ParseScenario has already checked that

@@ -1,9 +1,8 @@
 // `mrcsim topo`: build a fabric from a preset or spec file, print its figures, export it.
 #include "sim/cli-args.h"
 #include "sim/commands.h"
-#include "topologies/fabric-figures.h"
+#include "topologies/fabric-report.h"
 #include "topologies/graphml-io.h"
-#include "topologies/routing-check.h"
 
 #include <iomanip>
 #include <iostream>
@@ -57,7 +56,9 @@ TopoCommand(const std::vector<std::string>& argv)
   std::string origin = args.Has("--spec") ? args.Value("--spec") : "preset " + args.Value("--preset");
   FabricSpec spec = args.Has("--spec") ? ReadFabricSpecFile(args.Value("--spec")) : PresetSpec(args.Value("--preset"));
   Fabric fabric = BuildFabric(spec, origin);
-  FabricRouting routing(fabric, !args.Flag("--no-groups"));
+  FabricReportOptions options;
+  options.groups = !args.Flag("--no-groups");
+  options.check = args.Flag("--check");
   for (const std::string& id : args.Values("--fail-link"))
   {
     size_t used = 0;
@@ -75,27 +76,11 @@ TopoCommand(const std::vector<std::string>& argv)
       throw UsageError("--fail-link " + id + ": expected a link id in [0, " + std::to_string(fabric.NumLinks() - 1) +
                        "]");
     }
-    routing.SetLinkUp(static_cast<uint32_t>(link), false);
+    options.failedLinks.push_back(static_cast<uint32_t>(link));
   }
-  routing.Update();
-
-  FabricFigures figures = ComputeFigures(fabric, routing, spec.kind, spec.power);
-  ReachabilityReport reach = routing.Reachability();
-  nlohmann::json j = FiguresToJson(figures);
-  j["spec"] = FabricSpecToJson(spec);
-  j["routing"] = { { "ecmp_groups", routing.NumGroups() },
-                   { "table_bytes", routing.MemoryBytes() },
-                   { "failed_links", args.Values("--fail-link").size() },
-                   { "unreachable_pairs_per_plane", reach.unreachablePerPlane },
-                   { "detached_gpus_per_plane", reach.detachedPerPlane },
-                   { "unreachable_pairs_all_planes", reach.unreachableInAllPlanes } };
-  int status = 0;
-  if (args.Flag("--check"))
-  {
-    RoutingCheckResult check = CheckRouting(routing, 100000, 1);
-    j["check"] = { { "ok", check.Ok() }, { "paths_walked", check.pathsWalked }, { "error", check.firstError } };
-    status = check.Ok() ? 0 : 1;
-  }
+  FabricReport report = ReportFabric(fabric, spec, options);
+  const nlohmann::json& j = report.json;
+  const int status = report.checkOk ? 0 : 1;
   if (args.Has("--graphml"))
   {
     WriteFabricGraphml(fabric, args.Value("--graphml"));
@@ -106,16 +91,18 @@ TopoCommand(const std::vector<std::string>& argv)
     std::cout << j.dump(2) << "\n";
     return status;
   }
-  PrintFigures(figures, std::cout);
-  std::cout << "  " << std::left << std::setw(34) << "ECMP groups (distinct)" << routing.NumGroups() << "\n";
+  PrintFigures(report.figures, std::cout);
+  std::cout << "  " << std::left << std::setw(34) << "ECMP groups (distinct)"
+            << j["routing"]["ecmp_groups"].get<size_t>() << "\n";
   uint64_t unreachable = 0;
-  for (uint64_t u : reach.unreachablePerPlane)
+  for (uint64_t u : j["routing"]["unreachable_pairs_per_plane"].get<std::vector<uint64_t>>())
     unreachable += u;
   if (!args.Values("--fail-link").empty())
   {
     std::cout << "  " << std::setw(34) << "failed links" << args.Values("--fail-link").size() << "\n";
     std::cout << "  " << std::setw(34) << "unreachable (pair, plane)s" << unreachable << "\n";
-    std::cout << "  " << std::setw(34) << "pairs unreachable in all planes" << reach.unreachableInAllPlanes << "\n";
+    std::cout << "  " << std::setw(34) << "pairs unreachable in all planes"
+              << j["routing"]["unreachable_pairs_all_planes"].get<uint64_t>() << "\n";
   }
   if (args.Flag("--check"))
   {

@@ -1,0 +1,418 @@
+// The Python module `mrcsim`: scenarios validated and run from a file or a dict (the summary as a
+// dict, the time series as numpy arrays), and fabrics built from presets or specs with their
+// figures. A thin layer over the library the CLI uses (RunScenario, ReportFabric); it adds no
+// simulation logic. ns-3's simulator is one per process, so runs are serialised.
+#include "sim/scenario-run.h"
+#include "topologies/fabric-report.h"
+#include "topologies/graphml-io.h"
+
+#include "ns3/nstime.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <csignal>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace mrcsim
+{
+
+namespace
+{
+
+/// Origin named in the messages about a scenario or fabric spec given as a dict.
+const char* kDictOrigin = "<dict>";
+
+/// One scenario run at a time: ns-3's simulator and configuration are process-wide.
+std::mutex g_runMutex;
+
+/// JSON crosses the boundary as text: exact for every value JSON holds, and the json module
+/// already says what it cannot encode.
+py::object
+ToPython(const nlohmann::json& j)
+{
+  return py::module_::import("json").attr("loads")(j.dump());
+}
+
+nlohmann::json
+ToJson(py::handle value)
+{
+  const std::string text =
+    py::str(py::module_::import("json").attr("dumps")(value, py::arg("allow_nan") = false)).cast<std::string>();
+  return nlohmann::json::parse(text);
+}
+
+bool
+IsPath(py::handle value)
+{
+  return py::isinstance<py::str>(value) || py::isinstance<py::bytes>(value) ||
+         py::isinstance(value, py::module_::import("os").attr("PathLike"));
+}
+
+std::string
+PathText(py::handle value)
+{
+  return py::module_::import("os").attr("fsdecode")(value).cast<std::string>();
+}
+
+/// Overrides as the CLI's --set takes them: a dict {path: value} (the value as JSON, so a string
+/// stays a string) or a list of "path=value" strings.
+std::vector<std::string>
+Overrides(py::handle overrides)
+{
+  std::vector<std::string> out;
+  if (overrides.is_none())
+  {
+    return out;
+  }
+  if (py::isinstance<py::dict>(overrides))
+  {
+    for (auto [path, value] : overrides.cast<py::dict>())
+    {
+      if (!py::isinstance<py::str>(path))
+      {
+        throw py::type_error("overrides: keys are paths such as \"workloads.0.bytes\", got " +
+                             py::repr(path).cast<std::string>());
+      }
+      out.push_back(path.cast<std::string>() + "=" + ToJson(value).dump());
+    }
+    return out;
+  }
+  if (!py::isinstance<py::str>(overrides) && py::isinstance<py::sequence>(overrides))
+  {
+    for (py::handle item : overrides)
+    {
+      if (!py::isinstance<py::str>(item))
+      {
+        throw py::type_error("overrides: list items are \"path=value\" strings, got " +
+                             py::repr(item).cast<std::string>());
+      }
+      out.push_back(item.cast<std::string>());
+    }
+    return out;
+  }
+  throw py::type_error("overrides: expected a dict {\"path\": value} or a list of \"path=value\" strings, got " +
+                       py::repr(overrides).cast<std::string>());
+}
+
+/// A scenario from a path (str or os.PathLike) or a dict, overrides applied, validated.
+ScenarioSpec
+LoadScenario(py::handle scenario, py::handle overrides)
+{
+  const std::vector<std::string> sets = Overrides(overrides);
+  if (IsPath(scenario))
+  {
+    const std::string file = PathText(scenario);
+    py::gil_scoped_release unlocked;
+    return ReadScenarioFile(file, sets);
+  }
+  if (py::isinstance<py::dict>(scenario))
+  {
+    nlohmann::json document = ToJson(scenario);
+    py::gil_scoped_release unlocked;
+    return ParseScenario(std::move(document), kDictOrigin, sets);
+  }
+  throw py::type_error("scenario: expected a path (str or os.PathLike) or a dict, got " +
+                       py::repr(scenario).cast<std::string>());
+}
+
+nlohmann::json
+Describe(const ScenarioSpec& spec)
+{
+  nlohmann::json transports = nlohmann::json::array();
+  for (const TransportSpec& t : spec.transports)
+  {
+    transports.push_back({ { "label", t.label },
+                           { "type", t.type },
+                           { "attributes", t.attributes },
+                           { "qps_per_connection", t.type == "rocev2" ? t.qpsPerConnection : 1 } });
+  }
+  nlohmann::json workloads = nlohmann::json::array();
+  for (const WorkloadSpec& w : spec.workloads)
+  {
+    workloads.push_back({ { "name", w.name }, { "type", w.type }, { "gpus", w.gpus.gpus.size() } });
+  }
+  nlohmann::json failures = nlohmann::json::array();
+  for (const FailureSpec& f : spec.failures)
+  {
+    failures.push_back({ { "type", f.type }, { "at_us", f.atUs } });
+  }
+  return { { "name", spec.name },
+           { "description", spec.description },
+           { "file", spec.file },
+           { "seed", spec.seed },
+           { "hash", ScenarioHash(spec.document) },
+           { "topology", FabricSpecToJson(spec.topology) },
+           { "transports", transports },
+           { "workloads", workloads },
+           { "failures", failures },
+           { "stop", { { "sim_time_us", spec.stop.simTimeUs }, { "wall_time_s", spec.stop.wallTimeS } } },
+           { "sample_interval_us", spec.outputs.sampleIntervalUs },
+           { "document", spec.document } };
+}
+
+template<typename T>
+py::array_t<T>
+ToArray(const std::vector<T>& column)
+{
+  return py::array_t<T>(static_cast<py::ssize_t>(column.size()), column.data());
+}
+
+py::dict
+SeriesToPython(const TimeSeries& s)
+{
+  py::dict d;
+  d["time_us"] = ToArray(s.timeUs);
+  d["plane"] = ToArray(s.plane);
+  d["goodput_gbps"] = ToArray(s.goodputGbps);
+  d["uplink_utilisation"] = ToArray(s.uplinkUtilisation);
+  return d;
+}
+
+void
+OnSigint(int)
+{
+  g_interrupted = true;
+}
+
+/// While alive, Ctrl-C stops the run at its next sample (Python's own handler cannot run while
+/// the simulation holds no GIL). Only on the main thread, and not if SIGINT is ignored.
+class SigintStopsRun
+{
+public:
+  explicit SigintStopsRun(bool mainThread)
+  {
+    if (!mainThread)
+    {
+      return;
+    }
+    struct sigaction action = {};
+    action.sa_handler = OnSigint;
+    sigemptyset(&action.sa_mask);
+    m_installed = sigaction(SIGINT, &action, &m_previous) == 0;
+    if (m_installed && m_previous.sa_handler == SIG_IGN)
+    {
+      sigaction(SIGINT, &m_previous, nullptr);
+      m_installed = false;
+    }
+  }
+  ~SigintStopsRun()
+  {
+    if (m_installed)
+    {
+      sigaction(SIGINT, &m_previous, nullptr);
+    }
+  }
+  SigintStopsRun(const SigintStopsRun&) = delete;
+  SigintStopsRun& operator=(const SigintStopsRun&) = delete;
+
+private:
+  struct sigaction m_previous = {};
+  bool m_installed = false;
+};
+
+/// What run() returns.
+struct RunResult
+{
+  py::object summary;   ///< summary.json's content, as a dict
+  py::dict timeseries;  ///< {transport label: {column: numpy array}}
+  bool partial = false; ///< a limit stopped a run (summary's "partial")
+  py::object outDir;    ///< where the files went, or None
+};
+
+RunResult
+Run(py::handle scenario, py::handle overrides, py::handle outDir, bool quiet)
+{
+  const ScenarioSpec spec = LoadScenario(scenario, overrides);
+  ScenarioRunOptions options;
+  options.outDir = outDir.is_none() ? "" : PathText(outDir);
+  options.progress = !quiet;
+  py::module_ threading = py::module_::import("threading");
+  const bool mainThread = threading.attr("current_thread")().is(threading.attr("main_thread")());
+
+  ScenarioResult result;
+  bool interrupted = false;
+  {
+    py::gil_scoped_release unlocked;
+    std::lock_guard<std::mutex> lock(g_runMutex);
+    SigintStopsRun sigint(mainThread);
+    g_interrupted = false;
+    result = RunScenario(spec, options);
+    interrupted = g_interrupted.exchange(false);
+  }
+  if (interrupted)
+  {
+    PyErr_SetString(PyExc_KeyboardInterrupt,
+                    options.outDir.empty() ? "run interrupted"
+                                           : ("run interrupted; partial results in " + options.outDir).c_str());
+    throw py::error_already_set();
+  }
+
+  RunResult r;
+  r.summary = ToPython(result.summary);
+  for (const TransportResult& t : result.transports)
+  {
+    r.timeseries[py::str(t.summary["label"].get<std::string>())] = SeriesToPython(t.series);
+  }
+  r.partial = result.partial;
+  r.outDir = options.outDir.empty() ? py::none() : py::object(py::str(options.outDir));
+  return r;
+}
+
+py::object
+Topology(py::handle preset, py::handle spec, bool check, bool groups, py::handle failLinks, py::handle graphml)
+{
+  if (preset.is_none() == spec.is_none())
+  {
+    throw py::value_error("topology: give exactly one of preset=NAME or spec=PATH_OR_DICT");
+  }
+  FabricSpec fabricSpec;
+  std::string origin;
+  if (!preset.is_none())
+  {
+    origin = "preset " + preset.cast<std::string>();
+    fabricSpec = PresetSpec(preset.cast<std::string>());
+  }
+  else if (IsPath(spec))
+  {
+    origin = PathText(spec);
+    fabricSpec = ReadFabricSpecFile(origin);
+  }
+  else if (py::isinstance<py::dict>(spec))
+  {
+    origin = kDictOrigin;
+    const nlohmann::json document = ToJson(spec); // the reader keeps a reference
+    JsonReader reader(document, origin, "");
+    fabricSpec = ParseFabricSpec(reader);
+  }
+  else
+  {
+    throw py::type_error("topology: spec is a path (str or os.PathLike) or a dict, got " +
+                         py::repr(spec).cast<std::string>());
+  }
+  FabricReportOptions options;
+  options.check = check;
+  options.groups = groups;
+  if (!failLinks.is_none())
+  {
+    for (py::handle id : failLinks)
+    {
+      const long long link = id.cast<long long>();
+      if (link < 0 || link > std::numeric_limits<uint32_t>::max())
+      {
+        throw py::value_error("fail_links: " + std::to_string(link) + " is not a link id");
+      }
+      options.failedLinks.push_back(static_cast<uint32_t>(link));
+    }
+  }
+  const std::string graphmlFile = graphml.is_none() ? "" : PathText(graphml);
+  nlohmann::json report;
+  {
+    py::gil_scoped_release unlocked;
+    const Fabric fabric = BuildFabric(fabricSpec, origin);
+    report = ReportFabric(fabric, fabricSpec, options).json;
+    if (!graphmlFile.empty())
+    {
+      WriteFabricGraphml(fabric, graphmlFile);
+    }
+  }
+  return ToPython(report);
+}
+
+py::dict
+PresetNames()
+{
+  py::dict d;
+  for (const Preset& p : Presets())
+  {
+    d[py::str(p.name)] = p.description;
+  }
+  return d;
+}
+
+} // namespace
+
+} // namespace mrcsim
+
+PYBIND11_MODULE(mrcsim, m)
+{
+  using namespace mrcsim;
+  // As the CLI: picosecond resolution, so that a 4 KB frame at 100 Gb/s takes 335.2 ns.
+  ns3::Time::SetResolution(ns3::Time::PS);
+  // pybind11 finds numpy's C API in a function-local static on first use; done there by two
+  // threads at once, one holds the GIL while waiting for the other, which needs it to import
+  // numpy. Done here, under the import lock, no run ever does it.
+  py::array_t<double>(0);
+  py::array_t<int32_t>(0);
+
+  m.doc() = "Packet-level simulation of MRC and RoCEv2 on multiplane AI fabrics (ns-3).\n\n"
+            "validate() and run() take a scenario file or dict, with overrides like the CLI's --set;\n"
+            "topology() builds a fabric and reports its figures.";
+  m.attr("__version__") = MRCSIM_VERSION;
+  py::register_exception<SpecError>(m, "SpecError", PyExc_ValueError);
+
+  py::class_<RunResult>(m, "RunResult", "What run() returns.")
+    .def_readonly("summary", &RunResult::summary, "summary.json's content, as a dict")
+    .def_readonly("timeseries",
+                  &RunResult::timeseries,
+                  "{transport label: {column: numpy array}}; columns time_us (float64), plane (int32), "
+                  "goodput_gbps and uplink_utilisation (float64), one row per sample and plane")
+    .def_readonly("partial", &RunResult::partial, "True when a limit stopped a run before all work was done")
+    .def_readonly("out_dir", &RunResult::outDir, "directory of summary.json and the CSVs, or None")
+    .def("__repr__",
+         [](const RunResult& r)
+         {
+           py::list labels;
+           for (auto item : r.timeseries)
+             labels.append(item.first);
+           return "<mrcsim.RunResult " + py::str(r.summary["scenario"]).cast<std::string>() +
+                  " runs=" + py::repr(labels).cast<std::string>() + (r.partial ? " partial" : "") + ">";
+         });
+
+  m.def(
+    "validate",
+    [](py::handle scenario, py::handle overrides) { return ToPython(Describe(LoadScenario(scenario, overrides))); },
+    py::arg("scenario"),
+    py::arg("overrides") = py::none(),
+    "validate(scenario, overrides=None) -> dict\n\n"
+    "Reads and checks a scenario (keys, types, ranges, references against its fabric) without\n"
+    "running it. scenario: a path (str or os.PathLike) or a dict in the scenario file format.\n"
+    "overrides: {\"workloads.0.bytes\": 1048576} or [\"workloads.0.bytes=1048576\"], as --set.\n"
+    "Returns name, description, file, seed, hash, topology, transports, workloads, failures,\n"
+    "stop, sample_interval_us and the document after overrides. Raises mrcsim.SpecError\n"
+    "(a ValueError) naming the file, the key and what is allowed.");
+  m.def("run",
+        &Run,
+        py::arg("scenario"),
+        py::arg("overrides") = py::none(),
+        py::arg("out_dir") = py::none(),
+        py::arg("quiet") = true,
+        "run(scenario, overrides=None, out_dir=None, quiet=True) -> RunResult\n\n"
+        "Runs the scenario on each of its transports, as `mrcsim run`. The result has .summary\n"
+        "(summary.json's content as a dict), .timeseries ({label: {column: numpy array}}) and\n"
+        ".partial. out_dir: also write summary.json and <label>/*.csv there (default: no files).\n"
+        "quiet=False prints progress lines on stderr. Same scenario and seed, same summary (but\n"
+        "wall_clock). Ctrl-C stops the run and raises KeyboardInterrupt. Raises mrcsim.SpecError\n"
+        "on a bad scenario.");
+  m.def("topology",
+        &Topology,
+        py::arg("preset") = py::none(),
+        py::arg("spec") = py::none(),
+        py::kw_only(),
+        py::arg("check") = false,
+        py::arg("groups") = true,
+        py::arg("fail_links") = py::none(),
+        py::arg("graphml") = py::none(),
+        "topology(preset=None, spec=None, *, check=False, groups=True, fail_links=None, graphml=None)"
+        " -> dict\n\n"
+        "Builds a fabric from a preset name or a fabric spec (path or dict) and returns what\n"
+        "`mrcsim topo --json` prints: gpus, planes, tiers, switches, links, optics, max_switch_hops,\n"
+        "shortest_paths, bisection_tbps, power_kw, spec, routing (and check when check=True).\n"
+        "fail_links: link ids down before routing; graphml: also export the fabric there.");
+  m.def("presets", &PresetNames, "presets() -> dict: the fabric presets, name -> description.");
+}

@@ -1,0 +1,44 @@
+// A whole scenario run: each of the scenario's transports in turn on one built fabric, gathered
+// into the summary (summary.json's content). The CLI's `mrcsim run` and the Python module both run
+// scenarios through here; printing and argument handling stay with them.
+#ifndef MRCSIM_SIM_SCENARIO_RUN_H
+#define MRCSIM_SIM_SCENARIO_RUN_H
+
+#include "sim/scenario-runner.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mrcsim
+{
+
+/// \brief Options of a scenario run that are not part of the scenario.
+struct ScenarioRunOptions
+{
+  /// Results directory: DIR/summary.json and DIR/<transport label>/*.csv; empty: no files.
+  std::string outDir;
+  bool progress = true; ///< progress lines on stderr for runs longer than a few seconds
+};
+
+/// \brief Result of a scenario run.
+struct ScenarioResult
+{
+  /// {scenario, scenario_file, scenario_hash, seed, version, fabric, partial, runs, wall_clock}:
+  /// everything but wall_clock is deterministic (same scenario and seed, same JSON).
+  nlohmann::json summary;
+  std::vector<TransportResult> transports; ///< in the scenario's order; fewer if interrupted
+  bool partial = false;                    ///< a run stopped early, or a transport never ran
+};
+
+/// \brief Runs every transport of `spec`, stopping before the next one once g_interrupted is set.
+/// Throws SpecError on what validation could not see (e.g. an unknown ns-3 attribute).
+ScenarioResult RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options);
+
+/// \brief The hash of a scenario document written into summaries (FNV-1a 64, hex).
+std::string ScenarioHash(const nlohmann::json& document);
+
+} // namespace mrcsim
+
+#endif
