@@ -1,0 +1,33 @@
+// Pieces of the scenario reader shared by its files (scenario-spec.cc, scenario-sweep.cc); not
+// part of the scenario API.
+#ifndef MRCSIM_SIM_SCENARIO_SPEC_DETAIL_H
+#define MRCSIM_SIM_SCENARIO_SPEC_DETAIL_H
+
+#include "sim/scenario-spec.h"
+#include "topologies/json-reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace mrcsim::detail
+{
+
+/// The largest integer every JSON tool holds exactly (doubles), so values survive a round trip.
+constexpr int64_t kMaxExact = int64_t(1) << 53;
+/// Each sweep point is a whole run; a thousand is already hours of a small fabric.
+constexpr uint64_t kMaxSweepPoints = 1000;
+
+/// \brief A number as an error message shows it (shortest form).
+std::string Fmt(double x);
+/// \brief A JSON value as an error message shows it (cut after 60 characters).
+std::string Shown(const nlohmann::json& v);
+
+/// \brief Reads the "sweep" block of `document` (read by `r`): each parameter path and value is
+/// checked alone against the scenario; `seed` is the scenario's.
+SweepSpec ParseSweep(JsonReader r, const nlohmann::json& document, uint64_t seed);
+
+} // namespace mrcsim::detail
+
+#endif
