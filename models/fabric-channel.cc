@@ -48,14 +48,14 @@ FabricChannel::DoDispose()
 }
 
 void
-FabricChannel::Drop(Ptr<const Packet> packet, DropCause cause)
+FabricChannel::Drop(const FabricFrame& frame, DropCause cause)
 {
   if (m_dropCounters)
   {
     ++m_dropCounters[static_cast<size_t>(cause)];
   }
   if (m_traces)
-    m_traces->drop(packet, cause);
+    m_traces->drop(ToPacket(frame), cause);
 }
 
 void
@@ -141,21 +141,21 @@ FabricChannel::DrawLoss(uint8_t dir)
 }
 
 bool
-FabricChannel::Transmit(Ptr<Packet> packet, uint16_t protocol, const FabricPort* from, Time txEnd)
+FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
 {
   uint8_t dir = Dir(from);
   if (!m_up)
   {
-    Drop(packet, DropCause::LinkDown);
+    Drop(*frame, DropCause::LinkDown);
     return false;
   }
   if (m_gray && m_gray->loss[dir] > 0 && DrawLoss(dir))
   {
-    Drop(packet, DropCause::RandomLoss);
+    Drop(*frame, DropCause::RandomLoss);
     return false;
   }
   FabricPort* to = PeekPointer(m_ports[1 - dir]);
-  m_wire[dir].push_back(InFlight{ packet, txEnd + m_delay + to->GetIngressLatency(), m_epoch, protocol });
+  m_wire[dir].push_back(InFlight{ std::move(frame), txEnd + m_delay + to->GetIngressLatency(), m_epoch });
   if (!m_armed[dir])
   {
     Arm(dir);
@@ -183,11 +183,11 @@ FabricChannel::Deliver(uint8_t dir)
   m_ports[dir]->CatchUp();
   if (head.epoch != m_epoch)
   {
-    Drop(head.packet, DropCause::LinkDown);
+    Drop(*head.frame, DropCause::LinkDown);
   }
   else
   {
-    m_ports[1 - dir]->Receive(head.packet, head.protocol);
+    m_ports[1 - dir]->Receive(std::move(head.frame));
   }
   if (!m_armed[dir] && !m_wire[dir].empty())
   {

@@ -6,6 +6,7 @@
 #define MRCSIM_MODELS_FABRIC_CHANNEL_H
 
 #include "models/drop-cause.h"
+#include "models/fabric-frame.h"
 #include "models/ring-queue.h"
 #include "models/trace-bundle.h"
 
@@ -55,7 +56,7 @@ public:
   /// the peer after the delay and the peer's ingress latency, unless the link is down, the frame
   /// is lost, or the link fails meanwhile. Returns whether an arrival was scheduled (the sender
   /// relies on it to catch up).
-  bool Transmit(Ptr<Packet> packet, uint16_t protocol, const FabricPort* from, Time txEnd);
+  bool Transmit(FramePtr frame, const FabricPort* from, Time txEnd);
 
   /// \brief Counts drops into counters[cause] (an array of DropCause::Count, outliving the link).
   void SetDropCounters(uint64_t* counters) { m_dropCounters = counters; }
@@ -67,7 +68,7 @@ private:
   uint8_t Dir(const FabricPort* from) const { return from == PeekPointer(m_ports[0]) ? 0 : 1; }
   void Deliver(uint8_t dir);
   void Arm(uint8_t dir);
-  void Drop(Ptr<const Packet> packet, DropCause cause);
+  void Drop(const FabricFrame& frame, DropCause cause);
   bool DrawLoss(uint8_t dir);
 
   Ptr<FabricPort> m_ports[2];
@@ -80,10 +81,9 @@ private:
   /// event, for its head, instead of one event per frame.
   struct InFlight
   {
-    Ptr<Packet> packet;
+    FramePtr frame;
     Time arrival;
     uint32_t epoch = 0;
-    uint16_t protocol = 0;
   };
   RingQueue<InFlight> m_wire[2];
   bool m_armed[2] = { false, false }; ///< the head's arrival event is scheduled

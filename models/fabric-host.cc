@@ -26,6 +26,7 @@ void
 FabricHost::DoDispose()
 {
   m_ports.clear();
+  m_sink = nullptr;
   m_receive = MakeNullCallback<void, Ptr<Packet>, uint16_t>();
   m_linkState = MakeNullCallback<void, uint16_t, bool>();
   Node::DoDispose();
@@ -41,22 +42,34 @@ FabricHost::AddPort(Ptr<FabricPort> port)
 }
 
 bool
+FabricHost::Send(FramePtr frame, uint16_t port)
+{
+  FabricPort& p = *m_ports[port];
+  const uint8_t cls = p.GetQueueConfig()->ClassOfDscp(frame->Dscp());
+  return p.Enqueue(std::move(frame), cls, nullptr);
+}
+
+bool
 FabricHost::Send(Ptr<Packet> packet, uint16_t port)
 {
-  Ipv6UsidHeader ip;
-  packet->PeekHeader(ip);
-  FabricPort& p = *m_ports[port];
-  return p.Enqueue(packet, p.GetQueueConfig()->ClassOfDscp(ip.GetDscp()), nullptr);
+  return Send(FromPacket(packet, FabricPort::kIpv6), port);
 }
 
 void
-FabricHost::HandlePacket(FabricPort& in, Ptr<Packet> packet, uint16_t protocol)
+FabricHost::HandleFrame(FabricPort& in, FramePtr frame)
 {
   uint16_t port = static_cast<uint16_t>(in.GetIfIndex());
-  m_rxTrace(packet, port);
-  if (!m_receive.IsNull())
+  if (!m_rxTrace.IsEmpty())
   {
-    m_receive(packet, port);
+    m_rxTrace(ToPacket(*frame), port);
+  }
+  if (m_sink)
+  {
+    m_sink->ReceiveFrame(std::move(frame), port);
+  }
+  else if (!m_receive.IsNull())
+  {
+    m_receive(ToPacket(*frame), port);
   }
 }
 

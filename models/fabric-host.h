@@ -15,6 +15,14 @@
 namespace ns3
 {
 
+/// \brief Takes the frames a host receives (an RDMA NIC): the fast path, no conversion.
+class FabricFrameSink
+{
+public:
+  virtual ~FabricFrameSink() = default;
+  virtual void ReceiveFrame(FramePtr frame, uint16_t port) = 0;
+};
+
 /// \brief A GPU's NIC ports, one per plane.
 class FabricHost
   : public Node
@@ -30,15 +38,19 @@ public:
   Ptr<FabricPort> GetPort(uint16_t i) const { return m_ports[i]; }
   uint16_t NumPorts() const { return static_cast<uint16_t>(m_ports.size()); }
 
-  /// \brief Sends an IPv6 packet out of NIC port `port`; its class comes from its DSCP.
+  /// \brief Sends an IPv6 frame out of NIC port `port`; its class comes from its DSCP.
+  bool Send(FramePtr frame, uint16_t port);
+  /// \brief Sends an IPv6 packet (read into a frame, see FromPacket).
   bool Send(Ptr<Packet> packet, uint16_t port);
 
-  /// \brief Receives every IPv6 packet that arrives: (packet, NIC port).
+  /// \brief Receives every frame that arrives (takes precedence over the packet callback).
+  void SetFrameSink(FabricFrameSink* sink) { m_sink = sink; }
+  /// \brief Receives every IPv6 packet that arrives, as a packet (ToPacket): (packet, NIC port).
   void SetReceiveCallback(Callback<void, Ptr<Packet>, uint16_t> cb) { m_receive = cb; }
   /// \brief Told when a NIC port's link goes up or down: (NIC port, up).
   void SetLinkStateCallback(Callback<void, uint16_t, bool> cb) { m_linkState = cb; }
 
-  void HandlePacket(FabricPort& in, Ptr<Packet> packet, uint16_t protocol) override;
+  void HandleFrame(FabricPort& in, FramePtr frame) override;
   void HandleLinkState(FabricPort& port, bool up) override;
 
   typedef void (*RxTracedCallback)(Ptr<const Packet> packet, uint16_t port);
@@ -49,6 +61,7 @@ protected:
 private:
   uint32_t m_gpu = 0;
   std::vector<Ptr<FabricPort>> m_ports;
+  FabricFrameSink* m_sink = nullptr;
   Callback<void, Ptr<Packet>, uint16_t> m_receive;
   Callback<void, uint16_t, bool> m_linkState;
   TracedCallback<Ptr<const Packet>, uint16_t> m_rxTrace;

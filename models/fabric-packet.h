@@ -1,5 +1,5 @@
-// Builds the packets endpoints put on the fabric: IPv6 (GPU address or uSID carrier) + UDP
-// (RoCEv2 port, entropy in the source port) + BTH (+ RETH) + payload, with real bytes.
+// Describes the packets endpoints put on the fabric: IPv6 (GPU address or uSID carrier) + UDP
+// (RoCEv2 port, entropy in the source port) + BTH (+ RETH) + payload.
 #ifndef MRCSIM_MODELS_FABRIC_PACKET_H
 #define MRCSIM_MODELS_FABRIC_PACKET_H
 
@@ -34,13 +34,8 @@ struct FabricPacketSpec
   uint32_t payloadBytes = 4096;
 };
 
-/// \brief Puts BTH, UDP and IPv6 headers (as `spec` says) in front of `body`, which already
-/// holds whatever follows the BTH (RETH and payload, AETH, CNP body...), or follows `inner`
-/// when given (written right after the BTH). All are written with one AddHeader: one buffer
-/// allocation per packet instead of one per header.
-void AddRoceHeaders(Ptr<Packet> body, const FabricPacketSpec& spec, const Header* inner = nullptr);
-
-/// \brief A packet with real headers as described; the payload is zero-filled.
+/// \brief A packet with real headers as described; the payload is zero-filled. The models send
+/// FabricFrames (MakeFrame); this is ToPacket of one, for tests and tools that want bytes.
 Ptr<Packet> MakeFabricPacket(const FabricPacketSpec& spec);
 
 /// \brief IPv6 + UDP + BTH (+ RETH) bytes of a spec, without payload.

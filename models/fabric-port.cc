@@ -141,9 +141,9 @@ bool
 FabricPort::Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber)
 {
   NS_ABORT_MSG_IF(protocolNumber != kIpv6, "FabricPort::Send: only IPv6 (0x86DD) is sent this way");
-  Ipv6UsidHeader ip;
-  packet->PeekHeader(ip);
-  return Enqueue(packet, m_config->ClassOfDscp(ip.GetDscp()), nullptr);
+  FramePtr frame = FromPacket(packet, protocolNumber);
+  const uint8_t cls = m_config->ClassOfDscp(frame->Dscp());
+  return Enqueue(std::move(frame), cls, nullptr);
 }
 
 bool
@@ -153,14 +153,14 @@ FabricPort::SendFrom(Ptr<Packet> packet, const Address& source, const Address& d
 }
 
 void
-FabricPort::Drop(Ptr<const Packet> packet, DropCause cause)
+FabricPort::Drop(const FabricFrame& frame, DropCause cause)
 {
   if (m_dropCounters)
   {
     ++m_dropCounters[static_cast<size_t>(cause)];
   }
   if (m_traces)
-    m_traces->drop(packet, cause);
+    m_traces->drop(ToPacket(frame), cause);
 }
 
 double
@@ -170,58 +170,50 @@ FabricPort::NextUniform()
 }
 
 bool
-FabricPort::MarkEcn(Ptr<Packet> packet)
+FabricPort::MarkEcn(FabricFrame& frame)
 {
-  Ipv6UsidHeader ip;
-  packet->RemoveHeader(ip);
-  bool marked = false;
-  if (ip.GetEcn() == Ipv6UsidHeader::Ect0 || ip.GetEcn() == Ipv6UsidHeader::Ect1)
+  if (frame.Ecn() == Ipv6UsidHeader::Ect0 || frame.Ecn() == Ipv6UsidHeader::Ect1)
   {
-    ip.SetEcn(Ipv6UsidHeader::Ce);
-    marked = true;
+    frame.SetEcn(Ipv6UsidHeader::Ce);
+    return true;
   }
-  packet->AddHeader(ip);
-  return marked;
+  return false;
 }
 
 void
-FabricPort::Trim(Ptr<Packet> packet)
+FabricPort::Trim(FabricFrame& frame)
 {
-  Ipv6UsidHeader ip;
-  packet->RemoveHeader(ip);
-  uint32_t keep = m_config->TrimmedSize() - Ipv6UsidHeader::kSize;
-  if (packet->GetSize() > keep)
+  const uint32_t keep = m_config->TrimmedSize() - Ipv6UsidHeader::kSize;
+  if (frame.ipPayloadLength > keep)
   {
-    packet->RemoveAtEnd(packet->GetSize() - keep);
+    frame.ipPayloadLength = static_cast<uint16_t>(keep);
   }
-  ip.SetPayloadLength(static_cast<uint16_t>(packet->GetSize()));
-  ip.SetDscp(m_config->TrimmedDscp());
-  packet->AddHeader(ip);
+  frame.SetDscp(m_config->TrimmedDscp());
 }
 
 bool
-FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
+FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
 {
   NS_ABORT_MSG_IF(cls >= m_config->NumClasses(),
                   "FabricPort::Enqueue: class " << int(cls) << " of " << int(m_config->NumClasses()));
   CatchUp();
   if (!IsLinkUp())
   {
-    Drop(packet, DropCause::LinkDown);
+    Drop(*frame, DropCause::LinkDown);
     return false;
   }
-  uint32_t size = packet->GetSize();
+  uint32_t size = frame->Size();
   const bool data = cls != PortQueueConfig::kControlClass;
   const double scale = m_config->ThresholdScale(m_rate.GetBitRate());
   if (data && m_config->TrimEnabled() && m_bytes[cls] + size > m_config->TrimThreshold() * scale &&
       size > m_config->TrimmedSize())
   {
-    Trim(packet);
+    Trim(*frame);
     ++m_trimmed;
     if (m_traces)
-      m_traces->trim(packet);
+      m_traces->trim(ToPacket(*frame));
     cls = PortQueueConfig::kControlClass;
-    size = packet->GetSize();
+    size = frame->Size();
   }
   const bool lossless = ingress && ingress->GetQueueConfig()->PfcEnabled(cls);
   if (lossless)
@@ -229,13 +221,13 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
     const PortQueueConfig& in = *ingress->GetQueueConfig();
     if (ingress->m_ingress[cls] + size > in.PfcXoff() + in.PfcHeadroom())
     {
-      Drop(packet, DropCause::PfcHeadroom);
+      Drop(*frame, DropCause::PfcHeadroom);
       return false;
     }
   }
   else if (m_bytes[cls] + size > m_config->ClassLimit(cls))
   {
-    Drop(packet, DropCause::QueueFull);
+    Drop(*frame, DropCause::QueueFull);
     return false;
   }
   // Marked only once it is certain to be queued (a trimmed packet is not marked: it is a signal
@@ -243,11 +235,11 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
   if (cls != PortQueueConfig::kControlClass && m_config->EcnEnabled())
   {
     double p = m_config->MarkProbability(static_cast<uint32_t>(m_bytes[cls] / scale));
-    if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(packet))
+    if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(*frame))
     {
       ++m_ecnMarked;
       if (m_traces)
-        m_traces->ecnMark(packet);
+        m_traces->ecnMark(ToPacket(*frame));
     }
   }
   if (ingress)
@@ -261,8 +253,8 @@ FabricPort::Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress)
   }
   m_bytes[cls] += size;
   if (m_traces)
-    m_traces->enqueue(packet, cls);
-  m_queues[cls].Push(QueuedPacket{ packet, ingress, kIpv6 });
+    m_traces->enqueue(ToPacket(*frame), cls);
+  m_queues[cls].Push(QueuedPacket{ std::move(frame), ingress });
   Kick();
   return true;
 }
@@ -310,24 +302,24 @@ FabricPort::StartOne(Time start)
   else
   {
     item = m_queues[cls].Pop();
-    uint32_t size = item.packet->GetSize();
+    uint32_t size = item.frame->Size();
     m_bytes[cls] -= size;
     if (item.ingress)
     {
       item.ingress->ReleaseIngress(cls, size);
     }
     if (m_traces)
-      m_traces->dequeue(item.packet, cls);
+      m_traces->dequeue(ToPacket(*item.frame), cls);
   }
-  uint32_t size = item.packet->GetSize();
+  uint32_t size = item.frame->Size();
   m_busyUntil = start + TxTime(size);
   ++m_txPackets;
   m_txBytes += size;
   if (m_pcap)
   {
-    WritePcap(item.packet, item.protocol);
+    WritePcap(*item.frame);
   }
-  m_arrivalPending = m_channel->Transmit(item.packet, item.protocol, this, m_busyUntil);
+  m_arrivalPending = m_channel->Transmit(std::move(item.frame), this, m_busyUntil);
   return true;
 }
 
@@ -397,8 +389,8 @@ FabricPort::SendPfc(uint8_t cls, bool pause)
 {
   PfcPauseHeader pfc;
   pfc.SetPause(cls, pause ? 0xFFFF : 0);
-  Ptr<Packet> frame = Create<Packet>();
-  frame->AddHeader(pfc);
+  FramePtr frame = FramePtr::Make();
+  WriteInner(*frame, pfc);
   if (pause)
     m_pauseSentMask |= uint8_t(1u << cls);
   else
@@ -410,16 +402,16 @@ FabricPort::SendPfc(uint8_t cls, bool pause)
     return;
   }
   CatchUp();
-  m_macControl.Push(QueuedPacket{ frame, nullptr, kMacControl });
+  m_macControl.Push(QueuedPacket{ std::move(frame), nullptr });
   Kick();
 }
 
 void
-FabricPort::ReceivePfc(Ptr<Packet> packet)
+FabricPort::ReceivePfc(const FabricFrame& frame)
 {
   CatchUp();
   PfcPauseHeader pfc;
-  packet->RemoveHeader(pfc);
+  ReadInner(frame, pfc);
   for (uint8_t cls = 1; cls < m_config->NumClasses(); ++cls)
   {
     if (!pfc.IsClassEnabled(cls))
@@ -460,18 +452,18 @@ FabricPort::PausedTime() const
 }
 
 void
-FabricPort::Receive(Ptr<Packet> packet, uint16_t protocol)
+FabricPort::Receive(FramePtr frame)
 {
   if (m_pcap)
   {
-    WritePcap(packet, protocol);
+    WritePcap(*frame);
   }
-  if (protocol == kMacControl)
+  if (frame->IsPfc())
   {
-    ReceivePfc(packet);
+    ReceivePfc(*frame);
     return;
   }
-  m_handler->HandlePacket(*this, packet, protocol);
+  m_handler->HandleFrame(*this, std::move(frame));
 }
 
 void
@@ -486,13 +478,13 @@ FabricPort::NotifyLinkState(bool up)
       while (!m_queues[cls].Empty())
       {
         QueuedPacket item = m_queues[cls].Pop();
-        uint32_t size = item.packet->GetSize();
+        uint32_t size = item.frame->Size();
         m_bytes[cls] -= size;
         if (item.ingress)
         {
           item.ingress->ReleaseIngress(cls, size);
         }
-        Drop(item.packet, DropCause::LinkDown);
+        Drop(*item.frame, DropCause::LinkDown);
       }
     }
     m_macControl.Clear();
@@ -530,8 +522,10 @@ FabricPort::EnablePcap(const std::string& file)
 }
 
 void
-FabricPort::WritePcap(Ptr<const Packet> packet, uint16_t protocol) const
+FabricPort::WritePcap(const FabricFrame& frame) const
 {
+  const uint16_t protocol = frame.Protocol();
+  Ptr<const Packet> packet = ToPacket(frame);
   // The simulated frame carries no Ethernet header; the capture gets a real one.
   EthernetHeader eth(false);
   eth.SetLengthType(protocol);

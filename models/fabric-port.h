@@ -39,8 +39,8 @@ class FabricPacketHandler
 {
 public:
   virtual ~FabricPacketHandler() = default;
-  /// \param protocol EtherType of the frame (0x86DD IPv6)
-  virtual void HandlePacket(FabricPort& port, Ptr<Packet> packet, uint16_t protocol) = 0;
+  /// \brief An IPv6 frame arrived on `port` (PFC frames are consumed by the port).
+  virtual void HandleFrame(FabricPort& port, FramePtr frame) = 0;
   /// \brief The port's link went up or down (the port already dropped its queues if down).
   virtual void HandleLinkState(FabricPort& port, bool up) = 0;
 };
@@ -71,11 +71,11 @@ public:
   void SetDropCounters(uint64_t* counters) { m_dropCounters = counters; }
 
   // ---- data path -----------------------------------------------------------------------------
-  /// \brief Queues an IPv6 packet in class `cls`, applying trimming, ECN, drop-tail and PFC
+  /// \brief Queues an IPv6 frame in class `cls`, applying trimming, ECN, drop-tail and PFC
   /// ingress accounting. Returns false if it was dropped. `ingress` is the port it came in on.
-  bool Enqueue(Ptr<Packet> packet, uint8_t cls, FabricPort* ingress);
+  bool Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress);
   /// \brief A frame from the channel (PFC frames are consumed here, others go to the handler).
-  void Receive(Ptr<Packet> packet, uint16_t protocol);
+  void Receive(FramePtr frame);
   /// \brief Called by the channel on a link state change.
   void NotifyLinkState(bool up);
   /// \brief Called by an egress port when a packet that came in here leaves (or is dropped).
@@ -142,7 +142,7 @@ public:
   Address GetMulticast(Ipv6Address addr) const override { return Mac48Address::GetMulticast(addr); }
   bool IsBridge() const override { return false; }
   bool IsPointToPoint() const override { return true; }
-  /// \brief Sends an IPv6 packet, its class taken from its DSCP.
+  /// \brief Sends an IPv6 packet (read into a frame), its class taken from its DSCP.
   bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
   bool SendFrom(Ptr<Packet> packet, const Address& source, const Address& dest, uint16_t protocolNumber) override;
   Ptr<Node> GetNode() const override { return m_node; }
@@ -161,18 +161,18 @@ protected:
 
 private:
   void SetPaused(uint8_t cls, bool paused);
-  void Drop(Ptr<const Packet> packet, DropCause cause);
-  bool MarkEcn(Ptr<Packet> packet);
-  void Trim(Ptr<Packet> packet);
+  void Drop(const FabricFrame& frame, DropCause cause);
+  bool MarkEcn(FabricFrame& frame);
+  void Trim(FabricFrame& frame);
   int NextClass() const;
   bool StartOne(Time start);
   void Kick();
   void ArmWake();
   void Wake();
   void SendPfc(uint8_t cls, bool pause);
-  void ReceivePfc(Ptr<Packet> packet);
+  void ReceivePfc(const FabricFrame& frame);
   double NextUniform();
-  void WritePcap(Ptr<const Packet> packet, uint16_t protocol) const;
+  void WritePcap(const FabricFrame& frame) const;
 
   Node* m_node = nullptr;
   Ptr<FabricChannel> m_channel;
@@ -201,7 +201,8 @@ private:
   Ptr<PcapFileWrapper> m_pcap;
   uint64_t* m_dropCounters = nullptr;
 
-  /// The port's trace sources, allocated when the first one is connected.
+  /// The port's trace sources, allocated when the first one is connected. They pass packets
+  /// (ToPacket of the frame), so connecting one costs a conversion per event.
   struct Traces
   {
     TracedCallback<Ptr<const Packet>, uint8_t> enqueue;

@@ -64,10 +64,13 @@ FabricSwitch::AddPort(Ptr<FabricPort> port)
 }
 
 void
-FabricSwitch::Drop(Ptr<const Packet> packet, DropCause cause)
+FabricSwitch::Drop(const FabricFrame& frame, DropCause cause)
 {
   ++m_drops[static_cast<size_t>(cause)];
-  m_dropTrace(packet, cause);
+  if (!m_dropTrace.IsEmpty())
+  {
+    m_dropTrace(ToPacket(frame), cause);
+  }
 }
 
 namespace
@@ -95,9 +98,9 @@ Word(const Ipv6UsidHeader::AddressBytes& a, int i)
 } // namespace
 
 int
-FabricSwitch::EcmpEgress(const Ipv6UsidHeader& ip, Ptr<const Packet> rest)
+FabricSwitch::EcmpEgress(const FabricFrame& frame)
 {
-  const auto& dst = ip.GetDestinationBytes();
+  const auto& dst = frame.dst;
   if (!IsGpuAddress(dst))
   {
     return -1;
@@ -131,19 +134,15 @@ FabricSwitch::EcmpEgress(const Ipv6UsidHeader& ip, Ptr<const Packet> rest)
   {
     return ports[0];
   }
-  const auto& src = ip.GetSourceBytes();
+  const auto src = GpuAddress(frame.srcGpu, frame.srcPlane);
   uint64_t h = m_hashSeed;
   h = Mix(h, Word(src, 0));
   h = Mix(h, Word(src, 1));
   h = Mix(h, Word(dst, 0));
   h = Mix(h, Word(dst, 1));
-  h = Mix(h, ip.GetFlowLabel());
-  if (ip.GetNextHeader() == Ipv6UsidHeader::kNextHeaderUdp)
-  {
-    RoceUdpHeader udp;
-    rest->PeekHeader(udp);
-    h = Mix(h, (uint64_t(udp.GetSourcePort()) << 16) | udp.GetDestinationPort());
-  }
+  h = Mix(h, frame.flowLabel);
+  // Frames are always UDP (see FabricFrame): source port and RoCEv2's destination port.
+  h = Mix(h, (uint64_t(frame.srcPort) << 16) | RoceUdpHeader::kRoceV2Port);
   // Murmur3's finaliser, then the high bits pick the port (multiply-shift: no modulo bias).
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
@@ -154,48 +153,46 @@ FabricSwitch::EcmpEgress(const Ipv6UsidHeader& ip, Ptr<const Packet> rest)
 }
 
 void
-FabricSwitch::HandlePacket(FabricPort& in, Ptr<Packet> packet, uint16_t protocol)
+FabricSwitch::HandleFrame(FabricPort& in, FramePtr frame)
 {
-  Ipv6UsidHeader ip;
-  packet->RemoveHeader(ip);
-  if (ip.GetHopLimit() <= 1)
+  FabricFrame& f = *frame;
+  if (f.hopLimit <= 1)
   {
-    packet->AddHeader(ip);
-    Drop(packet, DropCause::HopLimit);
+    Drop(f, DropCause::HopLimit);
     return;
   }
-  ip.SetHopLimit(ip.GetHopLimit() - 1);
+  --f.hopLimit;
 
   int egress;
   DropCause cause = DropCause::NoRoute;
-  if (IsUsidAddress(ip.GetDestinationBytes()))
+  if (IsUsidAddress(f.dst))
   {
-    uint16_t usid = ip.GetActiveUsid();
-    egress = ip.GetLocator() == m_locator && usid != 0 && usid <= m_ports.size() ? usid - 1 : -1;
+    const uint16_t usid = f.ActiveUsid();
+    egress = f.Locator() == m_locator && usid != 0 && usid <= m_ports.size() ? usid - 1 : -1;
     cause = DropCause::BadUsid;
     if (egress >= 0)
     {
-      ip.ShiftUsid();
+      f.ShiftUsid();
     }
   }
   else
   {
-    egress = EcmpEgress(ip, packet);
+    egress = EcmpEgress(f);
   }
-  packet->AddHeader(ip);
   if (egress < 0)
   {
-    Drop(packet, cause);
+    Drop(f, cause);
     return;
   }
   FabricPort& out = *m_ports[egress];
   if (!out.IsLinkUp())
   {
-    Drop(packet, DropCause::NextHopDown);
+    Drop(f, DropCause::NextHopDown);
     return;
   }
   ++m_forwarded;
-  out.Enqueue(packet, out.GetQueueConfig()->ClassOfDscp(ip.GetDscp()), &in);
+  const uint8_t cls = out.GetQueueConfig()->ClassOfDscp(f.Dscp());
+  out.Enqueue(std::move(frame), cls, &in);
 }
 
 } // namespace ns3

@@ -47,7 +47,7 @@ public:
   void SetPortRoutable(uint16_t port, bool routable) { m_routable[port] = routable; }
   bool IsPortRoutable(uint16_t port) const { return m_routable[port]; }
 
-  void HandlePacket(FabricPort& in, Ptr<Packet> packet, uint16_t protocol) override;
+  void HandleFrame(FabricPort& in, FramePtr frame) override;
   void HandleLinkState(FabricPort& port, bool up) override {}
 
   uint64_t Forwarded() const { return m_forwarded; }
@@ -59,8 +59,8 @@ protected:
   void DoDispose() override;
 
 private:
-  void Drop(Ptr<const Packet> packet, DropCause cause);
-  int EcmpEgress(const Ipv6UsidHeader& ip, Ptr<const Packet> rest);
+  void Drop(const FabricFrame& frame, DropCause cause);
+  int EcmpEgress(const FabricFrame& frame);
 
   mrcsim::VertexId m_vertex = 0;
   int m_plane = 0;

@@ -52,16 +52,17 @@ MrcQueuePair::GrowReceiveRing(uint64_t seq)
 }
 
 void
-MrcQueuePair::HandleData(const RdmaRxInfo& info, Ptr<Packet> packet)
+MrcQueuePair::HandleData(const RdmaRxInfo& info)
 {
+  const FabricFrame& f = info.frame;
   const uint16_t ev = info.entropy & 0x3FFF;
-  if (info.ip.GetDscp() == m_trimmedDscp)
+  if (f.Dscp() == m_trimmedDscp)
   {
-    SendNack(info.bth.GetPsn(), ev, info.port); // only the headers arrived: ask for it again now
+    SendNack(f.psn, ev, info.port); // only the headers arrived: ask for it again now
     return;
   }
-  const uint64_t seq = Unwrap(info.bth.GetPsn(), m_cum);
-  const bool ecn = info.ip.GetEcn() == Ipv6UsidHeader::Ce;
+  const uint64_t seq = Unwrap(f.psn, m_cum);
+  const bool ecn = f.Ecn() == Ipv6UsidHeader::Ce;
   if (seq >= m_cum && seq < m_cum + kReceiveWindow)
   {
     GrowReceiveRing(seq);
@@ -72,7 +73,7 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info, Ptr<Packet> packet)
     return;
   }
   RoceRethHeader reth;
-  packet->RemoveHeader(reth);
+  ReadInner(f, reth);
   const uint64_t mtu = m_nic->Mtu();
   const uint64_t firstSeq = seq - reth.GetVirtualAddress() / mtu;
   RxMessage& msg = m_rxMessages[firstSeq];
@@ -82,7 +83,7 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info, Ptr<Packet> packet)
     msg.firstArrival = Simulator::Now();
   }
   ++msg.received;
-  msg.bytes += packet->GetSize();
+  msg.bytes += f.PayloadReceived();
   m_received[seq & (m_received.size() - 1)] = true;
   const bool inOrder = seq == m_cum;
   while (Received(m_cum))
@@ -101,7 +102,7 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info, Ptr<Packet> packet)
     m_rxMessages.erase(m_rxMessages.begin());
     ended = true;
   }
-  if (ecn || !inOrder || ended || info.bth.GetAckReq() || ++m_sinceSack >= m_sackEvery)
+  if (ecn || !inOrder || ended || f.ackRequest || ++m_sinceSack >= m_sackEvery)
   {
     SendSack(seq, ev, ecn, info.port);
   }
@@ -128,11 +129,9 @@ MrcQueuePair::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
   sack.SetEchoedEv(ev);
   sack.SetEcnEcho(ecn);
   sack.SetTimestampEcho(static_cast<uint32_t>(Simulator::Now().GetNanoSeconds()));
-  Ptr<Packet> p = Create<Packet>();
   FabricPacketSpec spec = ControlSpec(kOpSack, m_nic->PlaneOfPort(port), static_cast<uint16_t>(0xC000 | ev));
   spec.psn = static_cast<uint32_t>(seq & kPsnMask);
-  AddRoceHeaders(p, spec, &sack);
-  m_nic->SendControl(p, port);
+  m_nic->SendControl(MakeControlFrame(spec, sack), port);
 }
 
 void
@@ -142,11 +141,9 @@ MrcQueuePair::SendNack(uint32_t psn, uint16_t ev, uint16_t port)
   nack.SetPsn(psn);
   nack.SetReason(MrcNackHeader::Trimmed);
   nack.SetEchoedEv(ev);
-  Ptr<Packet> p = Create<Packet>();
   FabricPacketSpec spec = ControlSpec(kOpNack, m_nic->PlaneOfPort(port), static_cast<uint16_t>(0xC000 | ev));
   spec.psn = psn;
-  AddRoceHeaders(p, spec, &nack);
-  m_nic->SendControl(p, port);
+  m_nic->SendControl(MakeControlFrame(spec, nack), port);
 }
 
 } // namespace ns3

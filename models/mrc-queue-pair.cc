@@ -285,7 +285,7 @@ MrcQueuePair::Unwrap(uint32_t psn, uint64_t reference) const
   return s < 0 ? 0 : uint64_t(s);
 }
 
-Ptr<Packet>
+FramePtr
 MrcQueuePair::BuildData(uint64_t seq, const MrcEv& ev, bool ackRequest)
 {
   const Message& m = MessageOf(seq);
@@ -294,12 +294,6 @@ MrcQueuePair::BuildData(uint64_t seq, const MrcEv& ev, bool ackRequest)
   const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - index * mtu));
   const bool first = index == 0;
   const bool last = index + 1 == m.packets;
-  Ptr<Packet> p = Create<Packet>(payload);
-  // Every packet carries its place in the message: offset and the message's length.
-  RoceRethHeader reth;
-  reth.SetVirtualAddress(index * mtu);
-  reth.SetRkey(1);
-  reth.SetDmaLength(static_cast<uint32_t>(m.bytes));
   FabricPacketSpec spec;
   spec.srcGpu = m_nic->GetGpu();
   spec.dstGpu = m_remoteGpu;
@@ -315,11 +309,17 @@ MrcQueuePair::BuildData(uint64_t seq, const MrcEv& ev, bool ackRequest)
                 : last        ? RoceBthHeader::kRcWriteLast
                               : RoceBthHeader::kRcWriteMiddle;
   spec.ackRequest = last || ackRequest;
-  AddRoceHeaders(p, spec, &reth);
-  return p;
+  spec.payloadBytes = payload;
+  FramePtr f = MakeFrame(spec);
+  // Every packet carries its place in the message: offset and the message's length.
+  RoceRethHeader reth;
+  reth.SetVirtualAddress(index * mtu);
+  reth.SetDmaLength(static_cast<uint32_t>(m.bytes));
+  WriteInner(*f, reth);
+  return f;
 }
 
-Ptr<Packet>
+FramePtr
 MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
 {
   if (m_error || !m_setUp || !m_portUp[port] || !m_peerPlaneUp[port])
@@ -353,7 +353,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   // Ask for a SACK at once when this packet fills the window (or is a resend, or the last that can
   // go now): the receiver otherwise waits for SackEvery packets that the window will not let come.
   const bool fills = m_inflight + 2 * mtu > m_cc->GetWindow() || resend || (m_retx.empty() && seq + 1 >= m_totalSeq);
-  Ptr<Packet> p = BuildData(seq, ev, fills);
+  FramePtr p = BuildData(seq, ev, fills);
   if (resend)
   {
     m_retx.erase(m_retx.begin());
@@ -366,7 +366,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   }
   TxState& t = Tx(seq);
   t.sentAt = Simulator::Now();
-  t.size = static_cast<uint16_t>(p->GetSize());
+  t.size = static_cast<uint16_t>(p->Size());
   t.ev = ev.id;
   t.lost = false;
   t.trimmed = false;
@@ -383,17 +383,17 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
 }
 
 void
-MrcQueuePair::Receive(const RdmaRxInfo& info, Ptr<Packet> packet)
+MrcQueuePair::Receive(const RdmaRxInfo& info)
 {
-  const uint8_t op = info.bth.GetOpcode();
+  const uint8_t op = info.frame.opcode;
   if (op == kOpSack)
-    HandleSack(info, packet);
+    HandleSack(info);
   else if (op == kOpNack)
-    HandleNack(info, packet);
+    HandleNack(info);
   else if (op == kOpProbe)
-    HandleProbe(info, packet);
+    HandleProbe(info);
   else if (RoceBthHeader::IsRdmaWrite(op))
-    HandleData(info, packet);
+    HandleData(info);
 }
 
 // ---- sender -----------------------------------------------------------------------------------
@@ -424,10 +424,10 @@ MrcQueuePair::Ack(uint64_t seq, uint64_t& newlyAcked)
 }
 
 void
-MrcQueuePair::HandleSack(const RdmaRxInfo& info, Ptr<Packet> packet)
+MrcQueuePair::HandleSack(const RdmaRxInfo& info)
 {
   MrcSackHeader sack;
-  packet->RemoveHeader(sack);
+  ReadInner(info.frame, sack);
   const Time now = Simulator::Now();
   const uint64_t ackedSeq = Unwrap(sack.GetAckedPsn(), m_base);
   Time rtt;
@@ -513,10 +513,10 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info, Ptr<Packet> packet)
 }
 
 void
-MrcQueuePair::HandleNack(const RdmaRxInfo& info, Ptr<Packet> packet)
+MrcQueuePair::HandleNack(const RdmaRxInfo& info)
 {
   MrcNackHeader nack;
-  packet->RemoveHeader(nack);
+  ReadInner(info.frame, nack);
   ++m_nacksReceived;
   const uint64_t seq = Unwrap(nack.GetPsn(), m_base);
   const uint16_t evId = nack.GetEchoedEv();
@@ -699,27 +699,23 @@ MrcQueuePair::OnProbeTimer()
     probe.SetEv(id);
     probe.SetSequence(m_probeSeq++);
     probe.SetSendTime(Simulator::Now());
-    Ptr<Packet> p = Create<Packet>();
     FabricPacketSpec spec = ControlSpec(kOpProbe, ev.plane, ev.entropy);
     spec.usids = ev.usids; // along the EV's own path
-    AddRoceHeaders(p, spec, &probe);
-    m_nic->SendControl(p, ev.port);
+    m_nic->SendControl(MakeControlFrame(spec, probe), ev.port);
   }
   m_probeTimer = Simulator::Schedule(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);
 }
 
 void
-MrcQueuePair::HandleProbe(const RdmaRxInfo& info, Ptr<Packet> packet)
+MrcQueuePair::HandleProbe(const RdmaRxInfo& info)
 {
   MrcProbeHeader probe;
-  packet->RemoveHeader(probe);
+  ReadInner(info.frame, probe);
   if (probe.IsRequest())
   {
     probe.SetType(MrcProbeHeader::Response);
-    Ptr<Packet> p = Create<Packet>();
     FabricPacketSpec spec = ControlSpec(kOpProbe, m_nic->PlaneOfPort(info.port), info.entropy);
-    AddRoceHeaders(p, spec, &probe);
-    m_nic->SendControl(p, info.port);
+    m_nic->SendControl(MakeControlFrame(spec, probe), info.port);
     return;
   }
   const uint16_t id = probe.GetEv();

@@ -57,9 +57,9 @@ public:
   void SetPeer(MrcQueuePair* peer) { m_peer = peer; }
 
   uint64_t PostWrite(uint64_t bytes) override;
-  Ptr<Packet> NextPacket(uint16_t port, Time* retryAt) override;
+  FramePtr NextPacket(uint16_t port, Time* retryAt) override;
   bool WantsPort(uint16_t port) const override { return true; }
-  void Receive(const RdmaRxInfo& info, Ptr<Packet> packet) override;
+  void Receive(const RdmaRxInfo& info) override;
   void PortStateChanged(uint16_t port, bool up) override;
   /// \brief The peer's NIC port of `plane` went down or up (a port-status message arrived).
   void PeerPortStateChanged(int plane, bool up);
@@ -112,11 +112,11 @@ private:
   };
 
   void SetUp();
-  Ptr<Packet> BuildData(uint64_t seq, const MrcEv& ev, bool ackRequest);
-  void HandleData(const RdmaRxInfo& info, Ptr<Packet> packet);
-  void HandleSack(const RdmaRxInfo& info, Ptr<Packet> packet);
-  void HandleNack(const RdmaRxInfo& info, Ptr<Packet> packet);
-  void HandleProbe(const RdmaRxInfo& info, Ptr<Packet> packet);
+  FramePtr BuildData(uint64_t seq, const MrcEv& ev, bool ackRequest);
+  void HandleData(const RdmaRxInfo& info);
+  void HandleSack(const RdmaRxInfo& info);
+  void HandleNack(const RdmaRxInfo& info);
+  void HandleProbe(const RdmaRxInfo& info);
   bool Received(uint64_t seq) const;
   void GrowReceiveRing(uint64_t seq);
   void SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port);

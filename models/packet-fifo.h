@@ -1,10 +1,10 @@
-// A first-in first-out ring of queued packets that allocates nothing until first used and costs
+// A first-in first-out ring of queued frames that allocates nothing until first used and costs
 // 16 bytes when empty (an empty std::deque allocates ~600 bytes; millions of idle ports cannot
 // afford that).
 #ifndef MRCSIM_MODELS_PACKET_FIFO_H
 #define MRCSIM_MODELS_PACKET_FIFO_H
 
-#include "ns3/packet.h"
+#include "models/fabric-frame.h"
 
 #include <memory>
 
@@ -13,12 +13,11 @@ namespace ns3
 
 class FabricPort;
 
-/// \brief A packet waiting in an egress queue, with what the port needs to account for it.
+/// \brief A frame waiting in an egress queue, with the port it came in on (PFC accounting).
 struct QueuedPacket
 {
-  Ptr<Packet> packet;
-  FabricPort* ingress = nullptr; ///< port it arrived on (PFC accounting), null if locally sent
-  uint16_t protocol = 0;         ///< EtherType it will carry
+  FramePtr frame;
+  FabricPort* ingress = nullptr; ///< null if sent by the node itself
 };
 
 /// \brief Ring buffer of QueuedPacket, capacity a power of two, grown on demand.

@@ -68,7 +68,7 @@ RdmaNic::Attach(Ptr<FabricHost> host)
     NS_ABORT_MSG_IF(!sw, "RdmaNic: NIC port " << p << " of GPU " << host->GetGpuIndex() << " is not wired to a switch");
     m_planes.push_back(sw->GetPlane());
   }
-  host->SetReceiveCallback(MakeCallback(&RdmaNic::Receive, this));
+  host->SetFrameSink(this);
   host->SetLinkStateCallback(MakeCallback(&RdmaNic::LinkState, this));
 }
 
@@ -144,17 +144,16 @@ RdmaNic::Serve(uint16_t port)
   {
     RdmaQueuePair* qp = ps.qps[(ps.next + i) % n];
     Time retry = Time::Max();
-    Ptr<Packet> packet = qp->NextPacket(port, &retry);
-    if (packet)
+    FramePtr frame = qp->NextPacket(port, &retry);
+    if (frame)
     {
       ps.next = (ps.next + i + 1) % n;
       if (m_latency)
       {
-        SendTimeTag tag;
-        tag.SetTime(now);
-        packet->AddPacketTag(tag);
+        frame->timed = true;
+        frame->sendTime = now.GetTimeStep();
       }
-      m_host->Send(packet, port);
+      m_host->Send(std::move(frame), port);
       Schedule(port, wire->GetBusyUntil());
       return;
     }
@@ -167,37 +166,28 @@ RdmaNic::Serve(uint16_t port)
 }
 
 void
-RdmaNic::SendControl(Ptr<Packet> packet, uint16_t port)
+RdmaNic::SendControl(FramePtr frame, uint16_t port)
 {
-  m_host->Send(packet, port);
+  m_host->Send(std::move(frame), port);
 }
 
 void
-RdmaNic::Receive(Ptr<Packet> packet, uint16_t port)
+RdmaNic::ReceiveFrame(FramePtr frame, uint16_t port)
 {
   ++m_rxPackets;
-  RdmaRxInfo info;
-  info.port = port;
-  packet->RemoveHeader(info.ip);
-  RoceUdpHeader udp;
-  packet->RemoveHeader(udp);
-  info.entropy = udp.GetSourcePort();
-  packet->RemoveHeader(info.bth);
-  if (m_latency && packet->GetSize() > 64)
+  const FabricFrame& f = *frame;
+  // Full data packets only: more than 64 bytes after the BTH (a trimmed one has fewer).
+  if (m_latency && f.timed && f.ipPayloadLength > RoceUdpHeader::kSize + RoceBthHeader::kSize + 64)
   {
-    SendTimeTag tag;
-    if (packet->PeekPacketTag(tag))
-    {
-      m_latencyTrace(Simulator::Now() - tag.GetTime());
-    }
+    m_latencyTrace(Simulator::Now() - TimeStep(static_cast<uint64_t>(f.sendTime)));
   }
-  auto it = m_qps.find(info.bth.GetDestQp());
+  auto it = m_qps.find(f.destQp);
   if (it == m_qps.end())
   {
     ++m_unknownQp;
     return;
   }
-  it->second->Receive(info, packet);
+  it->second->Receive(RdmaRxInfo{ f, port, f.srcPort });
 }
 
 void

@@ -23,7 +23,9 @@ namespace ns3
 {
 
 /// \brief The RDMA NIC of one GPU.
-class RdmaNic : public Object
+class RdmaNic
+  : public Object
+  , public FabricFrameSink
 {
 public:
   static TypeId GetTypeId();
@@ -47,7 +49,7 @@ public:
   /// \brief A QP has (new) data for `port`: wake that port's scheduler if it is idle.
   void NotifyReady(uint16_t port);
   /// \brief Sends a control packet (ACK, NACK, CNP, probe) out of `port` now.
-  void SendControl(Ptr<Packet> packet, uint16_t port);
+  void SendControl(FramePtr frame, uint16_t port);
 
   /// \brief DSCP of data and of control packets, shared by the QPs.
   uint8_t DataDscp() const { return m_dataDscp; }
@@ -65,7 +67,7 @@ protected:
   void DoDispose() override;
 
 private:
-  void Receive(Ptr<Packet> packet, uint16_t port);
+  void ReceiveFrame(FramePtr frame, uint16_t port) override;
   void LinkState(uint16_t port, bool up);
   void Schedule(uint16_t port, Time at);
   void Serve(uint16_t port);

@@ -4,8 +4,8 @@
 #ifndef MRCSIM_MODELS_RDMA_QUEUE_PAIR_H
 #define MRCSIM_MODELS_RDMA_QUEUE_PAIR_H
 
+#include "models/fabric-frame.h"
 #include "models/fabric-packet.h"
-#include "models/ipv6-usid-header.h"
 #include "models/roce-bth-header.h"
 
 #include "ns3/nstime.h"
@@ -21,11 +21,10 @@ namespace ns3
 
 class RdmaNic;
 
-/// \brief Headers the NIC already parsed from a received packet.
+/// \brief A received frame as the NIC hands it to its QP.
 struct RdmaRxInfo
 {
-  Ipv6UsidHeader ip;
-  RoceBthHeader bth;
+  const FabricFrame& frame;
   uint16_t port = 0;    ///< NIC port it arrived on
   uint16_t entropy = 0; ///< UDP source port it carried
 };
@@ -45,13 +44,13 @@ public:
 
   /// \brief Posts an RDMA Write of `bytes`; returns its message id (0, 1, 2, ... per QP).
   virtual uint64_t PostWrite(uint64_t bytes) = 0;
-  /// \brief The next packet for NIC port `port`, or null if the QP has nothing it may send there
+  /// \brief The next frame for NIC port `port`, or null if the QP has nothing it may send there
   /// now; `*retryAt` (if not null) receives the earliest time it might (rate limits).
-  virtual Ptr<Packet> NextPacket(uint16_t port, Time* retryAt) = 0;
+  virtual FramePtr NextPacket(uint16_t port, Time* retryAt) = 0;
   /// \brief Whether the QP may have packets for `port` (cheap test for the NIC scheduler).
   virtual bool WantsPort(uint16_t port) const = 0;
-  /// \brief A packet for this QP arrived (headers parsed; `packet` holds what follows the BTH).
-  virtual void Receive(const RdmaRxInfo& info, Ptr<Packet> packet) = 0;
+  /// \brief A frame for this QP arrived.
+  virtual void Receive(const RdmaRxInfo& info) = 0;
   /// \brief A port of the NIC went up or down.
   virtual void PortStateChanged(uint16_t port, bool up) {}
   /// \brief True once the QP failed (retry limit); it sends nothing more.

@@ -129,7 +129,7 @@ RoceQueuePair::MessageOf(uint64_t seq) const
   return *(it - 1);
 }
 
-Ptr<Packet>
+FramePtr
 RoceQueuePair::BuildData(uint64_t seq)
 {
   const Message& m = MessageOf(seq);
@@ -155,15 +155,15 @@ RoceQueuePair::BuildData(uint64_t seq)
   spec.reth = first;
   spec.remoteAddress = index * mtu;
   spec.payloadBytes = payload;
-  return MakeFabricPacket(spec);
+  return MakeFrame(spec);
 }
 
-Ptr<Packet>
+FramePtr
 RoceQueuePair::NextPacket(uint16_t port, Time* retryAt)
 {
   if (m_error || port != m_port || m_sndNxt >= m_totalSeq)
   {
-    return nullptr;
+    return FramePtr();
   }
   const Time now = Simulator::Now();
   if (m_dcqcn && now < m_nextSendTime)
@@ -172,9 +172,9 @@ RoceQueuePair::NextPacket(uint16_t port, Time* retryAt)
     {
       *retryAt = m_nextSendTime;
     }
-    return nullptr;
+    return FramePtr();
   }
-  Ptr<Packet> p = BuildData(m_sndNxt);
+  FramePtr p = BuildData(m_sndNxt);
   if (m_sndNxt < m_highestSent)
   {
     ++m_retransmissions;
@@ -184,10 +184,9 @@ RoceQueuePair::NextPacket(uint16_t port, Time* retryAt)
   ++m_packetsSent;
   if (m_dcqcn)
   {
-    const uint64_t bits =
-      uint64_t(p->GetSize() + m_nic->GetHost()->GetPort(m_port)->GetQueueConfig()->FramingBytes()) * 8;
+    const uint64_t bits = uint64_t(p->Size() + m_nic->GetHost()->GetPort(m_port)->GetQueueConfig()->FramingBytes()) * 8;
     m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(bits * 1e12 / double(m_dcqcn->GetRate().GetBitRate())));
-    m_dcqcn->OnBytesSent(p->GetSize());
+    m_dcqcn->OnBytesSent(p->Size());
   }
   if (!m_timer.IsRunning())
   {
@@ -197,12 +196,12 @@ RoceQueuePair::NextPacket(uint16_t port, Time* retryAt)
 }
 
 void
-RoceQueuePair::Receive(const RdmaRxInfo& info, Ptr<Packet> packet)
+RoceQueuePair::Receive(const RdmaRxInfo& info)
 {
-  const uint8_t op = info.bth.GetOpcode();
+  const uint8_t op = info.frame.opcode;
   if (op == RoceBthHeader::kRcAck)
   {
-    HandleAck(info, packet);
+    HandleAck(info);
   }
   else if (op == RoceBthHeader::kCnp)
   {
@@ -214,19 +213,19 @@ RoceQueuePair::Receive(const RdmaRxInfo& info, Ptr<Packet> packet)
   }
   else if (RoceBthHeader::IsRdmaWrite(op))
   {
-    HandleData(info, packet);
+    HandleData(info);
   }
 }
 
 void
-RoceQueuePair::HandleData(const RdmaRxInfo& info, Ptr<Packet> packet)
+RoceQueuePair::HandleData(const RdmaRxInfo& info)
 {
   const Time now = Simulator::Now();
-  if (info.ip.GetEcn() == Ipv6UsidHeader::Ce && (!m_cnpSentOnce || now - m_lastCnp >= m_cnpInterval))
+  if (info.frame.Ecn() == Ipv6UsidHeader::Ce && (!m_cnpSentOnce || now - m_lastCnp >= m_cnpInterval))
   {
     SendCnp();
   }
-  const uint64_t seq = m_expected + PsnDiff(info.bth.GetPsn(), static_cast<uint32_t>(m_expected & kPsnMask));
+  const uint64_t seq = m_expected + PsnDiff(info.frame.psn, static_cast<uint32_t>(m_expected & kPsnMask));
   if (seq > m_expected)
   {
     // Go-back-N: out-of-order data is dropped; one NAK per gap names the PSN expected.
@@ -243,11 +242,10 @@ RoceQueuePair::HandleData(const RdmaRxInfo& info, Ptr<Packet> packet)
     SendAck(m_expected - 1, false, info.entropy); // duplicate: the ACK may have been lost
     return;
   }
-  const uint8_t op = info.bth.GetOpcode();
-  uint32_t payload = packet->GetSize();
+  const uint8_t op = info.frame.opcode;
+  const uint32_t payload = info.frame.PayloadReceived();
   if (RoceBthHeader::HasStandardReth(op))
   {
-    payload -= RoceRethHeader::kSize;
     m_rxMessageStart = now;
   }
   ++m_expected;
@@ -258,7 +256,7 @@ RoceQueuePair::HandleData(const RdmaRxInfo& info, Ptr<Packet> packet)
     m_recvComplete(m_qpn, m_rxMessageId++, m_rxMessageBytes, m_rxMessageStart);
     m_rxMessageBytes = 0;
   }
-  if (info.bth.GetAckReq() || ++m_unacked >= m_ackInterval)
+  if (info.frame.ackRequest || ++m_unacked >= m_ackInterval)
   {
     SendAck(m_expected - 1, false, info.entropy);
   }
@@ -272,18 +270,15 @@ RoceQueuePair::SendAck(uint64_t seq, bool nak, uint16_t entropy)
   {
     ++m_naksSent;
   }
-  Ptr<Packet> p = Create<Packet>();
   RoceAethHeader aeth;
   if (nak)
     aeth.SetNak(RoceAethHeader::kNakPsnSequenceError);
   else
     aeth.SetAck();
   aeth.SetMsn(static_cast<uint32_t>(m_rxMessageId & 0xFFFFFF));
-  p->AddHeader(aeth);
   FabricPacketSpec spec = ControlSpec(RoceBthHeader::kRcAck, Plane(), entropy);
   spec.psn = static_cast<uint32_t>(seq & kPsnMask);
-  AddRoceHeaders(p, spec);
-  m_nic->SendControl(p, m_port);
+  m_nic->SendControl(MakeControlFrame(spec, aeth), m_port);
 }
 
 void
@@ -292,19 +287,16 @@ RoceQueuePair::SendCnp()
   m_lastCnp = Simulator::Now();
   m_cnpSentOnce = true;
   ++m_cnpsSent;
-  Ptr<Packet> p = Create<Packet>();
-  p->AddHeader(RoceCnpHeader());
   FabricPacketSpec spec = ControlSpec(RoceBthHeader::kCnp, Plane(), m_entropy);
-  AddRoceHeaders(p, spec);
-  m_nic->SendControl(p, m_port);
+  m_nic->SendControl(MakeControlFrame(spec, RoceCnpHeader()), m_port);
 }
 
 void
-RoceQueuePair::HandleAck(const RdmaRxInfo& info, Ptr<Packet> packet)
+RoceQueuePair::HandleAck(const RdmaRxInfo& info)
 {
   RoceAethHeader aeth;
-  packet->RemoveHeader(aeth);
-  const uint64_t seq = m_sndUna + PsnDiff(info.bth.GetPsn(), static_cast<uint32_t>(m_sndUna & kPsnMask));
+  ReadInner(info.frame, aeth);
+  const uint64_t seq = m_sndUna + PsnDiff(info.frame.psn, static_cast<uint32_t>(m_sndUna & kPsnMask));
   const bool nak = aeth.IsNak();
   // An ACK covers seq; a NAK covers everything before the PSN it expects.
   const uint64_t una = std::min(nak ? seq : seq + 1, m_highestSent);

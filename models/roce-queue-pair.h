@@ -28,9 +28,9 @@ public:
   RoceQueuePair();
 
   uint64_t PostWrite(uint64_t bytes) override;
-  Ptr<Packet> NextPacket(uint16_t port, Time* retryAt) override;
+  FramePtr NextPacket(uint16_t port, Time* retryAt) override;
   bool WantsPort(uint16_t port) const override { return port == m_port; }
-  void Receive(const RdmaRxInfo& info, Ptr<Packet> packet) override;
+  void Receive(const RdmaRxInfo& info) override;
 
   uint16_t GetPort() const { return m_port; }
   uint64_t PacketsSent() const { return m_packetsSent; }
@@ -61,11 +61,11 @@ private:
   };
 
   const Message& MessageOf(uint64_t seq) const;
-  Ptr<Packet> BuildData(uint64_t seq);
+  FramePtr BuildData(uint64_t seq);
   void SendAck(uint64_t cumulativeSeq, bool nak, uint16_t entropy);
   void SendCnp();
-  void HandleAck(const RdmaRxInfo& info, Ptr<Packet> packet);
-  void HandleData(const RdmaRxInfo& info, Ptr<Packet> packet);
+  void HandleAck(const RdmaRxInfo& info);
+  void HandleData(const RdmaRxInfo& info);
   void Rewind(uint64_t toSeq, bool timeout);
   void ArmTimer();
   void OnTimer();

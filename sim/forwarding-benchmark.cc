@@ -3,7 +3,7 @@
 #include "sim/process-stats.h"
 
 #include "models/fabric-network.h"
-#include "models/fabric-packet.h"
+#include "models/fabric-frame.h"
 #include "topologies/fabric-spec.h"
 
 #include "ns3/core-module.h"
@@ -102,7 +102,7 @@ BenchForwarding(const CliArgs& args)
       ps.usids = routing.Usids(routing.Path(g, dst[g], plane, rng()), dst[g], plane);
       ps.psn = i;
       ps.payloadBytes = payload;
-      net.GetHost(g)->Send(MakeFabricPacket(ps), routing.Attach(g, plane).gpuPort);
+      net.GetHost(g)->Send(MakeFrame(ps), routing.Attach(g, plane).gpuPort);
       ++sent;
     }
   }

@@ -23,7 +23,7 @@ constexpr uint32_t kKmax = 60000;
 constexpr double kPmax = 0.5;
 constexpr uint32_t kPayload = 24; // 100-byte packets: fine steps of queue length
 constexpr int kPacketsPerPort = 800;
-constexpr int kNotEctEvery = 7;   // every 7th packet is not ECN-capable
+constexpr int kNotEctEvery = 7; // every 7th packet is not ECN-capable
 
 struct Sample
 {
@@ -51,10 +51,12 @@ FillFabricPorts(FabricFixture& fx, bool ecnEnabled, bool* markHadCe = nullptr)
   std::vector<Sample> samples;
   bool marked = false;
   bool allCe = true;
-  auto onMark = Callback<void, Ptr<const Packet>>([&](Ptr<const Packet> p) {
-    marked = true;
-    allCe = allCe && PeekIp(p).GetEcn() == Ipv6UsidHeader::Ce;
-  });
+  auto onMark = Callback<void, Ptr<const Packet>>(
+    [&](Ptr<const Packet> p)
+    {
+      marked = true;
+      allCe = allCe && PeekIp(p).GetEcn() == Ipv6UsidHeader::Ce;
+    });
   const Fabric& f = *fx.fabric;
   int ports = 0;
   int refused = 0;
@@ -80,9 +82,9 @@ FillFabricPorts(FabricFixture& fx, bool ecnEnabled, bool* markHadCe = nullptr)
         s.dstGpu = 5;
         s.payloadBytes = kPayload;
         s.ecn = (k % kNotEctEvery == kNotEctEvery - 1) ? Ipv6UsidHeader::NotEct : Ipv6UsidHeader::Ect0;
-        Sample sm{port->QueueBytes(1), s.ecn != Ipv6UsidHeader::NotEct, false};
+        Sample sm{ port->QueueBytes(1), s.ecn != Ipv6UsidHeader::NotEct, false };
         marked = false;
-        refused += !port->Enqueue(MakeFabricPacket(s), 1, nullptr);
+        refused += !port->Enqueue(MakeFrame(s), 1, nullptr);
         sm.marked = marked;
         samples.push_back(sm);
       }
@@ -185,7 +187,8 @@ TEST_CASE("fabric: ECN marks follow the RED curve statistically (fixed seed)", "
 
 TEST_CASE("fabric: ECN marking repeats exactly for a seed and changes with the run", "[fabric][ecn]")
 {
-  auto marks = [](uint64_t run) {
+  auto marks = [](uint64_t run)
+  {
     FabricFixture fx(TinyMultiplane(), 7, run);
     std::vector<bool> m;
     for (const Sample& s : FillFabricPorts(fx, true))
@@ -236,7 +239,7 @@ TEST_CASE("fabric: a packet dropped at enqueue is not reported as ECN-marked", "
   // mark), the third finds 4182 B (marked) and fills the class to 8364 B; the other seven do not fit.
   for (int k = 0; k < 10; ++k)
   {
-    accepted += port->Enqueue(DataPacket(0, 2, 0, 4106), 1, nullptr);
+    accepted += port->Enqueue(FromPacket(DataPacket(0, 2, 0, 4106), FabricPort::kIpv6), 1, nullptr);
   }
   CHECK(accepted == 3);
   CHECK(drops == 7);
@@ -248,7 +251,8 @@ TEST_CASE("fabric: a packet dropped at enqueue is not reported as ECN-marked", "
 // seed is (seed << 32) ^ run ^ f(node, port), then forced odd, so runs 2k and 2k + 1 coincide.
 TEST_CASE("fabric: ECN marking differs between runs 4 and 5", "[fabric][ecn]")
 {
-  auto marks = [](uint64_t run) {
+  auto marks = [](uint64_t run)
+  {
     FabricFixture fx(TinyMultiplane(), 7, run);
     std::vector<bool> m;
     for (const Sample& s : FillFabricPorts(fx, true))

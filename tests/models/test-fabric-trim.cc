@@ -29,8 +29,7 @@ struct Offered
 
 } // namespace
 
-TEST_CASE("fabric: trimming happens exactly above the threshold, to TrimmedSize, in class 0",
-          "[fabric][trim]")
+TEST_CASE("fabric: trimming happens exactly above the threshold, to TrimmedSize, in class 0", "[fabric][trim]")
 {
   FabricFixture fx(TinyMultiplane());
   Ptr<PortQueueConfig> c = fx.net->GetLastHopPortConfig();
@@ -48,17 +47,22 @@ TEST_CASE("fabric: trimming happens exactly above the threshold, to TrimmedSize,
   std::vector<uint32_t> trimmedPsn;
   std::vector<uint32_t> trimmedSize;
   bool trimmedHeadersOk = true;
-  port->TraceConnectWithoutContext("Enqueue", Callback<void, Ptr<const Packet>, uint8_t>([&](Ptr<const Packet> p, uint8_t cls) {
-                                     enqueued.emplace_back(PeekPsn(p), cls);
-                                   }));
-  port->TraceConnectWithoutContext("Trim", Callback<void, Ptr<const Packet>>([&](Ptr<const Packet> p) {
-                                     trimmedPsn.push_back(PeekPsn(p));
-                                     trimmedSize.push_back(p->GetSize());
-                                     Ipv6UsidHeader ip = PeekIp(p);
-                                     trimmedHeadersOk = trimmedHeadersOk && ip.GetDscp() == trimmedDscp &&
-                                                        ip.GetPayloadLength() == kTrimmedSize - Ipv6UsidHeader::kSize &&
-                                                        PeekUdp(p).GetDestinationPort() == RoceUdpHeader::kRoceV2Port;
-                                   }));
+  port->TraceConnectWithoutContext(
+    "Enqueue",
+    Callback<void, Ptr<const Packet>, uint8_t>([&](Ptr<const Packet> p, uint8_t cls)
+                                               { enqueued.emplace_back(PeekPsn(p), cls); }));
+  port->TraceConnectWithoutContext("Trim",
+                                   Callback<void, Ptr<const Packet>>(
+                                     [&](Ptr<const Packet> p)
+                                     {
+                                       trimmedPsn.push_back(PeekPsn(p));
+                                       trimmedSize.push_back(p->GetSize());
+                                       Ipv6UsidHeader ip = PeekIp(p);
+                                       trimmedHeadersOk =
+                                         trimmedHeadersOk && ip.GetDscp() == trimmedDscp &&
+                                         ip.GetPayloadLength() == kTrimmedSize - Ipv6UsidHeader::kSize &&
+                                         PeekUdp(p).GetDestinationPort() == RoceUdpHeader::kRoceV2Port;
+                                     }));
 
   // Sizes from a fixed sequence, from bare headers (below TrimmedSize once without RETH) to
   // jumbo, plus one exact fit: a packet that brings the data class to exactly the threshold.
@@ -88,8 +92,8 @@ TEST_CASE("fabric: trimming happens exactly above the threshold, to TrimmedSize,
       exactFit = int(psn);
     }
     Ptr<Packet> p = MakeFabricPacket(s);
-    offered.push_back(Offered{p->GetSize(), before, psn});
-    REQUIRE(port->Enqueue(p, 1, nullptr));
+    offered.push_back(Offered{ p->GetSize(), before, psn });
+    REQUIRE(port->Enqueue(FromPacket(p, FabricPort::kIpv6), 1, nullptr));
   }
 
   // Expected from the rule alone.
@@ -117,7 +121,8 @@ TEST_CASE("fabric: trimming happens exactly above the threshold, to TrimmedSize,
   for (size_t i = 0; i < offered.size(); ++i)
   {
     bool trimmed = std::find(expectTrimmed.begin(), expectTrimmed.end(), offered[i].psn) != expectTrimmed.end();
-    INFO("psn " << offered[i].psn << " size " << offered[i].size << " data bytes before " << offered[i].dataBytesBefore);
+    INFO("psn " << offered[i].psn << " size " << offered[i].size << " data bytes before "
+                << offered[i].dataBytesBefore);
     CHECK(enqueued[i].first == offered[i].psn);
     CHECK(int(enqueued[i].second) == (trimmed ? 0 : 1));
   }
@@ -157,10 +162,11 @@ TEST_CASE("fabric: with TrimEnabled=false nothing is trimmed, whatever the queue
   std::vector<uint8_t> classes;
   port->TraceConnectWithoutContext("Trim", Callback<void, Ptr<const Packet>>([&](Ptr<const Packet>) { ++trims; }));
   port->TraceConnectWithoutContext(
-    "Enqueue", Callback<void, Ptr<const Packet>, uint8_t>([&](Ptr<const Packet>, uint8_t cls) { classes.push_back(cls); }));
+    "Enqueue",
+    Callback<void, Ptr<const Packet>, uint8_t>([&](Ptr<const Packet>, uint8_t cls) { classes.push_back(cls); }));
   for (int i = 0; i < 40; ++i)
   {
-    REQUIRE(port->Enqueue(DataPacket(0, 2, 0, 4096), 1, nullptr));
+    REQUIRE(port->Enqueue(FromPacket(DataPacket(0, 2, 0, 4096), FabricPort::kIpv6), 1, nullptr));
   }
   CHECK(port->QueueBytes(1) == 39 * DataPacketBytes(4096));
   CHECK(port->QueueBytes(1) > 5 * kThreshold);

@@ -1,0 +1,501 @@
+#include "models/fabric-frame.h"
+
+#include "models/fabric-address.h"
+#include "models/mrc-nack-header.h"
+#include "models/mrc-probe-header.h"
+#include "models/mrc-sack-header.h"
+#include "models/pfc-pause-header.h"
+#include "models/roce-aeth-header.h"
+#include "models/roce-bth-header.h"
+#include "models/roce-cnp-header.h"
+#include "models/roce-reth-header.h"
+#include "models/roce-udp-header.h"
+#include "models/send-time-tag.h"
+
+#include "topologies/fabric-routing.h"
+
+#include "ns3/abort.h"
+
+#include <cstring>
+#include <memory>
+#include <new>
+#include <vector>
+
+namespace ns3
+{
+
+static_assert(sizeof(FabricFrame) <= 80, "FabricFrame grew past 80 bytes");
+
+namespace
+{
+
+// MRC's vendor-specific BTH opcodes (MrcQueuePair::kOpSack...), repeated here so that frames do
+// not depend on the queue pair.
+constexpr uint8_t kOpSack = 0xC0;
+constexpr uint8_t kOpNack = 0xC1;
+constexpr uint8_t kOpProbe = 0xC2;
+
+/// Frames are taken from slabs and returned to a free list threaded through the free frames.
+/// Slabs live as long as the process, so a run's peak frame count bounds the pool's memory.
+/// Not thread-safe: a process runs one simulation at a time (ns-3's simulator is global).
+struct FramePool
+{
+  static constexpr size_t kSlab = 2048;
+  union Slot
+  {
+    Slot* next;
+    alignas(FabricFrame) unsigned char bytes[sizeof(FabricFrame)];
+  };
+  Slot* free = nullptr;
+  std::vector<std::unique_ptr<Slot[]>> slabs;
+  uint64_t live = 0;
+
+  FabricFrame* Take()
+  {
+    if (!free)
+    {
+      slabs.push_back(std::make_unique<Slot[]>(kSlab));
+      Slot* slab = slabs.back().get();
+      for (size_t i = kSlab; i-- > 0;)
+      {
+        slab[i].next = free;
+        free = &slab[i];
+      }
+    }
+    Slot* s = free;
+    free = s->next;
+    ++live;
+    return new (s->bytes) FabricFrame();
+  }
+
+  void Give(FabricFrame* f)
+  {
+    static_assert(std::is_trivially_destructible<FabricFrame>::value, "frames are not destroyed");
+    Slot* s = reinterpret_cast<Slot*>(f);
+    s->next = free;
+    free = s;
+    --live;
+  }
+};
+
+FramePool&
+Pool()
+{
+  static FramePool pool;
+  return pool;
+}
+
+} // namespace
+
+FramePtr
+FramePtr::Make()
+{
+  FramePtr p;
+  p.m_frame = Pool().Take();
+  return p;
+}
+
+void
+FramePtr::Reset()
+{
+  if (m_frame)
+  {
+    Pool().Give(m_frame);
+    m_frame = nullptr;
+  }
+}
+
+uint64_t
+FramePtr::Live()
+{
+  return Pool().live;
+}
+
+uint32_t
+FabricFrame::InnerBytes() const
+{
+  switch (inner)
+  {
+    case Reth:
+      return RoceRethHeader::kSize;
+    case Aeth:
+      return RoceAethHeader::kSize;
+    case Cnp:
+      return RoceCnpHeader::kSize;
+    case Sack:
+      return MrcSackHeader::kSize;
+    case Nack:
+      return MrcNackHeader::kSize;
+    case Probe:
+      return MrcProbeHeader::kSize;
+    case Pfc:
+      return PfcPauseHeader::kSize;
+    case None:
+      break;
+  }
+  return 0;
+}
+
+uint32_t
+FabricFrame::Size() const
+{
+  return IsPfc() ? PfcPauseHeader::kSize : Ipv6UsidHeader::kSize + ipPayloadLength;
+}
+
+uint32_t
+FabricFrame::PayloadReceived() const
+{
+  const uint32_t headers = RoceUdpHeader::kSize + RoceBthHeader::kSize + InnerBytes();
+  return ipPayloadLength > headers ? std::min<uint32_t>(ipPayloadLength - headers, payloadBytes) : 0;
+}
+
+uint32_t
+FabricFrame::Locator() const
+{
+  return (uint32_t(dst[0]) << 24) | (uint32_t(dst[1]) << 16) | (uint32_t(dst[2]) << 8) | dst[3];
+}
+
+void
+FabricFrame::ShiftUsid()
+{
+  std::memmove(&dst[4], &dst[6], 10);
+  dst[14] = 0;
+  dst[15] = 0;
+}
+
+FramePtr
+MakeFrame(const FabricPacketSpec& s)
+{
+  FramePtr f = FramePtr::Make();
+  f->srcGpu = s.srcGpu;
+  f->srcPlane = static_cast<uint8_t>(s.plane);
+  if (s.usids.empty())
+  {
+    f->dst = GpuAddress(s.dstGpu, s.plane);
+  }
+  else
+  {
+    Ipv6UsidHeader ip;
+    ip.SetUsidDestination(mrcsim::FabricRouting::Locator(s.plane), s.usids);
+    f->dst = ip.GetDestinationBytes();
+  }
+  NS_ABORT_MSG_IF(s.flowLabel > 0xFFFFF, "MakeFrame: flow label " << s.flowLabel << " does not fit in 20 bits");
+  f->flowLabel = s.flowLabel;
+  f->trafficClass = static_cast<uint8_t>((s.dscp << 2) | s.ecn);
+  f->hopLimit = 64;
+  f->srcPort = s.entropy;
+  f->opcode = s.opcode;
+  f->ackRequest = s.ackRequest;
+  f->destQp = s.destQp & 0xFFFFFF;
+  f->psn = s.psn & 0xFFFFFF;
+  if (s.reth)
+  {
+    f->inner = FabricFrame::Reth;
+    f->u.reth.virtualAddress = s.remoteAddress;
+    f->u.reth.dmaLength = s.payloadBytes;
+  }
+  f->payloadBytes = static_cast<uint16_t>(s.payloadBytes);
+  f->ipPayloadLength =
+    static_cast<uint16_t>(RoceUdpHeader::kSize + RoceBthHeader::kSize + f->InnerBytes() + s.payloadBytes);
+  return f;
+}
+
+void
+WriteInner(FabricFrame& f, const RoceRethHeader& h)
+{
+  f.inner = FabricFrame::Reth;
+  f.u.reth.virtualAddress = h.GetVirtualAddress();
+  f.u.reth.dmaLength = h.GetDmaLength();
+}
+
+void
+ReadInner(const FabricFrame& f, RoceRethHeader& h)
+{
+  h.SetVirtualAddress(f.u.reth.virtualAddress);
+  h.SetRkey(1);
+  h.SetDmaLength(f.u.reth.dmaLength);
+}
+
+void
+WriteInner(FabricFrame& f, const RoceAethHeader& h)
+{
+  f.inner = FabricFrame::Aeth;
+  f.u.aeth.syndrome = h.GetSyndrome();
+  f.u.aeth.msn = h.GetMsn();
+}
+
+void
+WriteInner(FabricFrame& f, const RoceCnpHeader& h)
+{
+  f.inner = FabricFrame::Cnp;
+}
+
+void
+ReadInner(const FabricFrame& f, RoceAethHeader& h)
+{
+  h.SetSyndrome(f.u.aeth.syndrome);
+  h.SetMsn(f.u.aeth.msn);
+}
+
+void
+WriteInner(FabricFrame& f, const MrcSackHeader& h)
+{
+  f.inner = FabricFrame::Sack;
+  f.u.sack.cumulativeAckPsn = h.GetCumulativeAckPsn();
+  f.u.sack.ackedPsn = h.GetAckedPsn();
+  f.u.sack.baseOffset = h.GetSackBaseOffset();
+  f.u.sack.bitmap = h.GetBitmap();
+  f.u.sack.echoedEv = h.GetEchoedEv();
+  f.u.sack.timestampEcho = h.GetTimestampEcho();
+  f.ecnEcho = h.GetEcnEcho();
+}
+
+void
+ReadInner(const FabricFrame& f, MrcSackHeader& h)
+{
+  h.SetCumulativeAckPsn(f.u.sack.cumulativeAckPsn);
+  h.SetAckedPsn(f.u.sack.ackedPsn);
+  h.SetSackBaseOffset(f.u.sack.baseOffset);
+  h.SetBitmap(f.u.sack.bitmap);
+  h.SetEchoedEv(f.u.sack.echoedEv);
+  h.SetTimestampEcho(f.u.sack.timestampEcho);
+  h.SetEcnEcho(f.ecnEcho);
+}
+
+void
+WriteInner(FabricFrame& f, const MrcNackHeader& h)
+{
+  f.inner = FabricFrame::Nack;
+  f.u.nack.psn = h.GetPsn();
+  f.u.nack.reason = h.GetReason();
+  f.u.nack.echoedEv = h.GetEchoedEv();
+}
+
+void
+ReadInner(const FabricFrame& f, MrcNackHeader& h)
+{
+  h.SetPsn(f.u.nack.psn);
+  h.SetReason(static_cast<MrcNackHeader::Reason>(f.u.nack.reason));
+  h.SetEchoedEv(f.u.nack.echoedEv);
+}
+
+void
+WriteInner(FabricFrame& f, const MrcProbeHeader& h)
+{
+  f.inner = FabricFrame::Probe;
+  f.u.probe.type = h.GetType();
+  f.u.probe.ev = h.GetEv();
+  f.u.probe.sequence = h.GetSequence();
+  f.u.probe.sendTimestamp = h.GetSendTimestamp();
+}
+
+void
+ReadInner(const FabricFrame& f, MrcProbeHeader& h)
+{
+  h.SetType(static_cast<MrcProbeHeader::Type>(f.u.probe.type));
+  h.SetEv(f.u.probe.ev);
+  h.SetSequence(f.u.probe.sequence);
+  h.SetSendTimestamp(f.u.probe.sendTimestamp);
+}
+
+void
+WriteInner(FabricFrame& f, const PfcPauseHeader& h)
+{
+  f.inner = FabricFrame::Pfc;
+  f.u.pfc.classEnableVector = h.GetClassEnableVector();
+  for (uint8_t c = 0; c < PfcPauseHeader::kPriorities; ++c)
+  {
+    f.u.pfc.quanta[c] = h.GetQuanta(c);
+  }
+}
+
+void
+ReadInner(const FabricFrame& f, PfcPauseHeader& h)
+{
+  h.SetClassEnableVector(f.u.pfc.classEnableVector);
+  for (uint8_t c = 0; c < PfcPauseHeader::kPriorities; ++c)
+  {
+    h.SetQuanta(c, f.u.pfc.quanta[c]);
+  }
+}
+
+namespace
+{
+
+/// Adds the frame's inner header, as its class, in front of what `p` holds.
+template<typename H>
+void
+AddInner(const FabricFrame& f, Ptr<Packet> p)
+{
+  H h;
+  ReadInner(f, h);
+  p->AddHeader(h);
+}
+
+/// Removes the inner header from the front of `p` into the frame.
+template<typename H>
+void
+RemoveInner(FabricFrame& f, Ptr<Packet> p)
+{
+  H h;
+  p->RemoveHeader(h);
+  WriteInner(f, h);
+}
+
+} // namespace
+
+Ptr<Packet>
+ToPacket(const FabricFrame& f)
+{
+  if (f.IsPfc())
+  {
+    Ptr<Packet> p = Create<Packet>();
+    AddInner<PfcPauseHeader>(f, p);
+    return p;
+  }
+  Ptr<Packet> p = Create<Packet>(f.payloadBytes);
+  if (f.timed)
+  {
+    SendTimeTag tag;
+    tag.SetTime(TimeStep(static_cast<uint64_t>(f.sendTime)));
+    p->AddPacketTag(tag);
+  }
+  switch (f.inner)
+  {
+    case FabricFrame::Reth:
+      AddInner<RoceRethHeader>(f, p);
+      break;
+    case FabricFrame::Aeth:
+      AddInner<RoceAethHeader>(f, p);
+      break;
+    case FabricFrame::Cnp:
+      p->AddHeader(RoceCnpHeader());
+      break;
+    case FabricFrame::Sack:
+      AddInner<MrcSackHeader>(f, p);
+      break;
+    case FabricFrame::Nack:
+      AddInner<MrcNackHeader>(f, p);
+      break;
+    case FabricFrame::Probe:
+      AddInner<MrcProbeHeader>(f, p);
+      break;
+    case FabricFrame::None:
+    case FabricFrame::Pfc:
+      break;
+  }
+  RoceBthHeader bth;
+  bth.SetOpcode(f.opcode);
+  bth.SetDestQp(f.destQp);
+  bth.SetPsn(f.psn);
+  bth.SetAckReq(f.ackRequest);
+  p->AddHeader(bth);
+  RoceUdpHeader udp;
+  udp.SetSourcePort(f.srcPort);
+  udp.SetDestinationPort(RoceUdpHeader::kRoceV2Port);
+  udp.SetLength(static_cast<uint16_t>(p->GetSize() + RoceUdpHeader::kSize));
+  p->AddHeader(udp);
+  // Trimmed: the content after the IPv6 header was cut to its payload length.
+  if (p->GetSize() > f.ipPayloadLength)
+  {
+    p->RemoveAtEnd(p->GetSize() - f.ipPayloadLength);
+  }
+  Ipv6UsidHeader ip;
+  ip.SetTrafficClass(f.trafficClass);
+  ip.SetFlowLabel(f.flowLabel);
+  ip.SetPayloadLength(f.ipPayloadLength);
+  ip.SetNextHeader(Ipv6UsidHeader::kNextHeaderUdp);
+  ip.SetHopLimit(f.hopLimit);
+  ip.SetSourceBytes(GpuAddress(f.srcGpu, f.srcPlane));
+  ip.SetDestinationBytes(f.dst);
+  p->AddHeader(ip);
+  return p;
+}
+
+FramePtr
+FromPacket(Ptr<const Packet> packet, uint16_t protocol)
+{
+  FramePtr f = FramePtr::Make();
+  Ptr<Packet> p = packet->Copy();
+  if (protocol == PfcPauseHeader::kEtherType)
+  {
+    RemoveInner<PfcPauseHeader>(*f, p);
+    return f;
+  }
+  NS_ABORT_MSG_IF(protocol != 0x86DD, "FromPacket: EtherType 0x" << std::hex << protocol << " is neither IPv6 nor PFC");
+  Ipv6UsidHeader ip;
+  p->RemoveHeader(ip);
+  NS_ABORT_MSG_IF(ip.GetNextHeader() != Ipv6UsidHeader::kNextHeaderUdp,
+                  "FromPacket: next header " << int(ip.GetNextHeader()) << "; the fabric carries IPv6 + UDP only");
+  NS_ABORT_MSG_IF(!IsGpuAddress(ip.GetSourceBytes()),
+                  "FromPacket: source " << ip.GetSource() << " is not a GPU address");
+  const auto& src = ip.GetSourceBytes();
+  f->srcGpu = GpuOfAddress(src);
+  f->srcPlane = static_cast<uint8_t>((src[4] << 8) | src[5]);
+  f->dst = ip.GetDestinationBytes();
+  f->flowLabel = ip.GetFlowLabel();
+  f->trafficClass = ip.GetTrafficClass();
+  f->hopLimit = ip.GetHopLimit();
+  f->ipPayloadLength = ip.GetPayloadLength();
+  NS_ABORT_MSG_IF(p->GetSize() < RoceUdpHeader::kSize + RoceBthHeader::kSize,
+                  "FromPacket: " << p->GetSize() << " bytes after IPv6, fewer than UDP + BTH");
+  RoceUdpHeader udp;
+  p->RemoveHeader(udp);
+  RoceBthHeader bth;
+  p->RemoveHeader(bth);
+  f->srcPort = udp.GetSourcePort();
+  f->opcode = bth.GetOpcode();
+  f->ackRequest = bth.GetAckReq();
+  f->destQp = bth.GetDestQp();
+  f->psn = bth.GetPsn();
+  SendTimeTag tag;
+  f->timed = p->PeekPacketTag(tag);
+  f->sendTime = f->timed ? tag.GetTime().GetTimeStep() : 0;
+  // What follows the BTH, by opcode. A RETH is read where RoCEv2 puts one (first and only
+  // packets of a write, when there is room for one); MRC's RETH on every packet is read as
+  // payload on middle and last ones.
+  const uint8_t op = f->opcode;
+  const uint32_t afterBth = udp.GetLength() - RoceUdpHeader::kSize - RoceBthHeader::kSize;
+  const bool reth =
+    RoceBthHeader::IsRdmaWrite(op) && RoceBthHeader::HasStandardReth(op) && afterBth >= RoceRethHeader::kSize;
+  f->inner = op == kOpSack                 ? FabricFrame::Sack
+             : op == kOpNack               ? FabricFrame::Nack
+             : op == kOpProbe              ? FabricFrame::Probe
+             : op == RoceBthHeader::kRcAck ? FabricFrame::Aeth
+             : op == RoceBthHeader::kCnp   ? FabricFrame::Cnp
+             : reth                        ? FabricFrame::Reth
+                                           : FabricFrame::None;
+  NS_ABORT_MSG_IF(udp.GetLength() < RoceUdpHeader::kSize + RoceBthHeader::kSize + f->InnerBytes(),
+                  "FromPacket: UDP length " << udp.GetLength() << " too short for opcode 0x" << std::hex << int(op));
+  f->payloadBytes = static_cast<uint16_t>(afterBth - f->InnerBytes());
+  // A trimmed packet lost its inner header with the payload: its fields stay zero.
+  if (p->GetSize() < f->InnerBytes())
+  {
+    return f;
+  }
+  switch (f->inner)
+  {
+    case FabricFrame::Reth:
+      RemoveInner<RoceRethHeader>(*f, p);
+      break;
+    case FabricFrame::Aeth:
+      RemoveInner<RoceAethHeader>(*f, p);
+      break;
+    case FabricFrame::Sack:
+      RemoveInner<MrcSackHeader>(*f, p);
+      break;
+    case FabricFrame::Nack:
+      RemoveInner<MrcNackHeader>(*f, p);
+      break;
+    case FabricFrame::Probe:
+      RemoveInner<MrcProbeHeader>(*f, p);
+      break;
+    case FabricFrame::Cnp:
+    case FabricFrame::None:
+    case FabricFrame::Pfc:
+      break;
+  }
+  return f;
+}
+
+} // namespace ns3

@@ -1,0 +1,229 @@
+// The frame the fabric carries: the header fields of one packet, parsed, in 80 bytes from a pool.
+//
+// A data packet crosses ~4 links and ~3 switches, and a large run has a million in flight. As an
+// ns3::Packet each costs ~210 bytes in three allocations (Packet, Buffer, tag list) and every
+// switch hop removes and re-adds its IPv6 header; the run is bound by those cache misses. A
+// FabricFrame holds what the headers say (IPv6 + UDP + BTH + one inner header) as plain fields,
+// owned by exactly one place at a time (a FramePtr: a queue, a wire, a handler), recycled through
+// a free list. Payload bytes are not stored: every payload the models send is zero-filled.
+//
+// The wire format is still the header classes': ToPacket() writes a frame as the exact bytes the
+// header classes produce (pcap, traces, tests), FromPacket() reads such bytes back. Both are off
+// the fast path (only when a trace is connected, pcap is on, or a test injects a packet).
+//
+// Leaves out: IPv6 extension headers (the SRH) and non-UDP next headers, sources other than a
+// GPU address, and payload contents.
+#ifndef MRCSIM_MODELS_FABRIC_FRAME_H
+#define MRCSIM_MODELS_FABRIC_FRAME_H
+
+#include "models/fabric-packet.h"
+#include "models/ipv6-usid-header.h"
+#include "models/mrc-nack-header.h"
+#include "models/mrc-probe-header.h"
+#include "models/mrc-sack-header.h"
+#include "models/pfc-pause-header.h"
+#include "models/roce-aeth-header.h"
+#include "models/roce-cnp-header.h"
+#include "models/roce-reth-header.h"
+
+#include "ns3/nstime.h"
+#include "ns3/packet.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace ns3
+{
+
+/// \brief Header fields of one frame (see the file comment).
+struct FabricFrame
+{
+  /// \brief What follows the BTH (or, for a MAC control frame, the frame's only header).
+  enum Inner : uint8_t
+  {
+    None,  ///< nothing (payload only)
+    Reth,  ///< RDMA Extended Transport Header, then payload
+    Aeth,  ///< RoCEv2 ACK/NAK
+    Cnp,   ///< RoCEv2 congestion notification (16 reserved bytes)
+    Sack,  ///< MRC selective ACK
+    Nack,  ///< MRC NACK
+    Probe, ///< MRC probe request or response
+    Pfc,   ///< a PFC PAUSE frame (EtherType 0x8808; no IPv6, UDP or BTH)
+  };
+
+  // Laid out widest first: 48 bytes of fields, the send time, then 24 bytes of inner header.
+  // IPv6
+  Ipv6UsidHeader::AddressBytes dst{}; ///< destination address (GPU address or uSID carrier)
+  uint32_t srcGpu = 0;                ///< source address: GpuAddress(srcGpu, srcPlane)
+  uint32_t flowLabel = 0;
+  // BTH
+  uint32_t destQp = 0;
+  uint32_t psn = 0;
+  // IPv6
+  uint16_t ipPayloadLength = 0; ///< IPv6 payload length (smaller than the content once trimmed)
+  // UDP (destination port 4791)
+  uint16_t srcPort = 0;
+  // what follows the headers
+  uint16_t payloadBytes = 0; ///< zero-filled payload after the inner header, as sent
+  // IPv6
+  uint8_t srcPlane = 0;
+  uint8_t trafficClass = 0; ///< DSCP (6) | ECN (2)
+  uint8_t hopLimit = 64;
+  // BTH
+  uint8_t opcode = 0;
+  bool ackRequest = false;
+  Inner inner = None;
+  bool ecnEcho = false; ///< SACK: ECN echo (kept here so the SACK fields fit in 24 bytes)
+  bool timed = false;   ///< sendTime is set
+  /// Data frames: when the NIC sent it, in Time steps, if `timed` (RdmaNic::EnableLatencyTracing).
+  /// Travels as a SendTimeTag in ToPacket.
+  int64_t sendTime = 0;
+
+  struct RethFields
+  {
+    uint64_t virtualAddress;
+    uint32_t dmaLength;
+  };
+  struct SackFields
+  {
+    uint64_t bitmap;
+    uint32_t cumulativeAckPsn;
+    uint32_t ackedPsn;
+    uint32_t timestampEcho;
+    uint16_t baseOffset;
+    uint16_t echoedEv;
+  };
+  struct NackFields
+  {
+    uint32_t psn;
+    uint16_t echoedEv;
+    uint8_t reason;
+  };
+  struct ProbeFields
+  {
+    uint64_t sendTimestamp;
+    uint32_t sequence;
+    uint16_t ev;
+    uint8_t type;
+  };
+  struct AethFields
+  {
+    uint32_t msn;
+    uint8_t syndrome;
+  };
+  struct PfcFields
+  {
+    uint16_t classEnableVector;
+    uint16_t quanta[8];
+  };
+  union
+  {
+    RethFields reth;
+    SackFields sack;
+    NackFields nack;
+    ProbeFields probe;
+    AethFields aeth;
+    PfcFields pfc;
+  } u{};
+
+  uint8_t Dscp() const { return trafficClass >> 2; }
+  Ipv6UsidHeader::Ecn Ecn() const { return static_cast<Ipv6UsidHeader::Ecn>(trafficClass & 3); }
+  void SetDscp(uint8_t dscp) { trafficClass = static_cast<uint8_t>((dscp << 2) | (trafficClass & 3)); }
+  void SetEcn(Ipv6UsidHeader::Ecn ecn) { trafficClass = static_cast<uint8_t>((trafficClass & ~3u) | ecn); }
+  bool IsPfc() const { return inner == Pfc; }
+  /// \brief EtherType: 0x8808 (MAC control) for PFC frames, 0x86DD (IPv6) otherwise.
+  uint16_t Protocol() const { return IsPfc() ? 0x8808 : 0x86DD; }
+  /// \brief Bytes of the frame on the wire, Ethernet framing excluded (as ns3::Packet::GetSize).
+  uint32_t Size() const;
+  /// \brief Bytes of the inner header (0 for None).
+  uint32_t InnerBytes() const;
+  /// \brief Payload bytes that arrived (fewer than payloadBytes once trimmed).
+  uint32_t PayloadReceived() const;
+  /// \brief uSID carrier helpers on dst (see Ipv6UsidHeader).
+  uint32_t Locator() const;
+  uint16_t ActiveUsid() const { return static_cast<uint16_t>((dst[4] << 8) | dst[5]); }
+  void ShiftUsid();
+};
+
+/// \brief Owner of one pooled FabricFrame (move-only; returns it to the pool when destroyed).
+class FramePtr
+{
+public:
+  FramePtr() = default;
+  FramePtr(std::nullptr_t) {}
+  ~FramePtr() { Reset(); }
+  FramePtr(FramePtr&& o) noexcept : m_frame(o.m_frame) { o.m_frame = nullptr; }
+  FramePtr& operator=(FramePtr&& o) noexcept
+  {
+    if (this != &o)
+    {
+      Reset();
+      m_frame = o.m_frame;
+      o.m_frame = nullptr;
+    }
+    return *this;
+  }
+  FramePtr(const FramePtr&) = delete;
+  FramePtr& operator=(const FramePtr&) = delete;
+
+  /// \brief A new frame with default (zero) fields.
+  static FramePtr Make();
+
+  FabricFrame* operator->() const { return m_frame; }
+  FabricFrame& operator*() const { return *m_frame; }
+  FabricFrame* Get() const { return m_frame; }
+  explicit operator bool() const { return m_frame != nullptr; }
+  void Reset();
+
+  /// \brief Frames allocated from the pool and not yet returned (for tests and leak checks).
+  static uint64_t Live();
+
+private:
+  FabricFrame* m_frame = nullptr;
+};
+
+/// \brief A frame with IPv6, UDP and BTH as `spec` says, and a RETH if spec.reth.
+FramePtr MakeFrame(const FabricPacketSpec& spec);
+
+/// \brief Puts `h` after the frame's BTH (or, for PFC, makes the frame a PAUSE frame); sizes
+/// are the caller's (MakeFrame, or set ipPayloadLength).
+void WriteInner(FabricFrame& frame, const RoceRethHeader& h);
+void WriteInner(FabricFrame& frame, const RoceAethHeader& h);
+void WriteInner(FabricFrame& frame, const RoceCnpHeader& h);
+void WriteInner(FabricFrame& frame, const MrcSackHeader& h);
+void WriteInner(FabricFrame& frame, const MrcNackHeader& h);
+void WriteInner(FabricFrame& frame, const MrcProbeHeader& h);
+void WriteInner(FabricFrame& frame, const PfcPauseHeader& h);
+/// \brief The frame's inner header as its header class (the frame must hold that kind).
+void ReadInner(const FabricFrame& frame, RoceRethHeader& h);
+void ReadInner(const FabricFrame& frame, RoceAethHeader& h);
+void ReadInner(const FabricFrame& frame, MrcSackHeader& h);
+void ReadInner(const FabricFrame& frame, MrcNackHeader& h);
+void ReadInner(const FabricFrame& frame, MrcProbeHeader& h);
+void ReadInner(const FabricFrame& frame, PfcPauseHeader& h);
+
+/// \brief A control frame: `spec`'s IPv6, UDP and BTH, then `inner`, no payload.
+template<typename Header>
+FramePtr
+MakeControlFrame(FabricPacketSpec spec, const Header& inner)
+{
+  spec.reth = false;
+  spec.payloadBytes = 0;
+  FramePtr f = MakeFrame(spec);
+  WriteInner(*f, inner);
+  f->ipPayloadLength = static_cast<uint16_t>(f->ipPayloadLength + f->InnerBytes());
+  return f;
+}
+
+/// \brief The frame's exact bytes as the header classes write them (zero payload, trimmed
+/// frames cut to their size), with a SendTimeTag when the frame carries a send time.
+Ptr<Packet> ToPacket(const FabricFrame& frame);
+
+/// \brief Reads a packet of the header classes back into a frame. Aborts, naming what it met,
+/// on what a frame cannot hold (an SRH, a non-UDP next header, a non-GPU source).
+FramePtr FromPacket(Ptr<const Packet> packet, uint16_t protocol);
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,247 @@
+// FabricFrame: the frame the fabric carries against the bytes the header classes write.
+#include "models/fabric-frame.h"
+
+#include "models/fabric-address.h"
+#include "models/mrc-queue-pair.h"
+#include "models/roce-bth-header.h"
+#include "models/send-time-tag.h"
+
+#include "tests/models/fabric-test-fixture.h"
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+using namespace ns3;
+using namespace mrcsim::test;
+
+namespace
+{
+
+std::vector<uint8_t>
+Bytes(Ptr<const Packet> p)
+{
+  std::vector<uint8_t> b(p->GetSize());
+  p->CopyData(b.data(), b.size());
+  return b;
+}
+
+FabricPacketSpec
+Spec()
+{
+  FabricPacketSpec s;
+  s.srcGpu = 70000;
+  s.dstGpu = 131071;
+  s.plane = 5;
+  s.entropy = 0xC123;
+  s.flowLabel = 0xABCDE;
+  s.destQp = 0x123456;
+  s.psn = 0xFFFFFE;
+  s.ackRequest = true;
+  s.remoteAddress = 0x0102030405060708ull;
+  s.payloadBytes = 4096;
+  return s;
+}
+
+/// The frame's bytes, read back into a frame, give the same bytes again.
+void
+CheckRoundTrip(const FabricFrame& f)
+{
+  Ptr<Packet> p = ToPacket(f);
+  CHECK(p->GetSize() == f.Size());
+  FramePtr back = FromPacket(p, f.Protocol());
+  CHECK(Bytes(ToPacket(*back)) == Bytes(p));
+  CHECK(back->Size() == f.Size());
+  CHECK(back->inner == f.inner);
+}
+
+} // namespace
+
+TEST_CASE("frame: a data frame holds exactly what its packet's headers say", "[frame]")
+{
+  const FabricPacketSpec s = Spec();
+  FramePtr f = MakeFrame(s);
+  Ptr<Packet> p = MakeFabricPacket(s);
+  CHECK(f->Size() == p->GetSize());
+  CHECK(f->Size() == FabricHeaderBytes(true) + 4096);
+  Ptr<Packet> c = p->Copy();
+  Ipv6UsidHeader ip;
+  c->RemoveHeader(ip);
+  CHECK(ip.GetDestinationBytes() == GpuAddress(131071, 5));
+  CHECK(ip.GetSourceBytes() == GpuAddress(70000, 5));
+  CHECK(ip.GetFlowLabel() == 0xABCDEu);
+  CHECK(ip.GetDscp() == 26);
+  CHECK(ip.GetEcn() == Ipv6UsidHeader::Ect0);
+  CHECK(ip.GetHopLimit() == 64);
+  CHECK(ip.GetPayloadLength() == f->ipPayloadLength);
+  RoceUdpHeader udp;
+  c->RemoveHeader(udp);
+  CHECK(udp.GetSourcePort() == 0xC123);
+  CHECK(udp.GetDestinationPort() == RoceUdpHeader::kRoceV2Port);
+  RoceBthHeader bth;
+  c->RemoveHeader(bth);
+  CHECK(bth.GetDestQp() == 0x123456u);
+  CHECK(bth.GetPsn() == 0xFFFFFEu);
+  CHECK(bth.GetAckReq());
+  RoceRethHeader reth;
+  c->RemoveHeader(reth);
+  CHECK(reth.GetVirtualAddress() == 0x0102030405060708ull);
+  CHECK(reth.GetDmaLength() == 4096u);
+  CHECK(c->GetSize() == 4096u);
+  CHECK(f->PayloadReceived() == 4096u);
+
+  // Reading the packet gives the same frame fields back.
+  FramePtr g = FromPacket(p, FabricPort::kIpv6);
+  CHECK(g->dst == f->dst);
+  CHECK(g->srcGpu == 70000u);
+  CHECK(g->srcPlane == 5);
+  CHECK(g->flowLabel == f->flowLabel);
+  CHECK(g->trafficClass == f->trafficClass);
+  CHECK(g->srcPort == f->srcPort);
+  CHECK(g->destQp == f->destQp);
+  CHECK(g->psn == f->psn);
+  CHECK(g->ackRequest);
+  CHECK(g->inner == FabricFrame::Reth);
+  CHECK(g->u.reth.virtualAddress == 0x0102030405060708ull);
+  CHECK(g->payloadBytes == 4096);
+}
+
+TEST_CASE("frame: every inner header and a PFC frame round-trip through bytes", "[frame]")
+{
+  FabricPacketSpec s = Spec();
+  s.usids = std::vector<uint16_t>{ 3, 17, 2 };
+  CheckRoundTrip(*MakeFrame(s));
+
+  MrcSackHeader sack;
+  sack.SetCumulativeAckPsn(0xABCD);
+  sack.SetAckedPsn(0xABD5);
+  sack.SetSackBaseOffset(1);
+  sack.SetBitmap(0x8000000000000041ull);
+  sack.SetEchoedEv(0x1234);
+  sack.SetEcnEcho(true);
+  sack.SetTimestampEcho(0xDEADBEEF);
+  s.opcode = MrcQueuePair::kOpSack;
+  FramePtr f = MakeControlFrame(s, sack);
+  CHECK(f->Size() == FabricHeaderBytes(false) + MrcSackHeader::kSize);
+  CheckRoundTrip(*f);
+  MrcSackHeader read;
+  ReadInner(*FromPacket(ToPacket(*f), FabricPort::kIpv6), read);
+  CHECK(read.GetBitmap() == 0x8000000000000041ull);
+  CHECK(read.GetEcnEcho());
+  CHECK(read.GetTimestampEcho() == 0xDEADBEEFu);
+  CHECK(read.GetEchoedEv() == 0x1234);
+
+  MrcNackHeader nack;
+  nack.SetPsn(77);
+  nack.SetReason(MrcNackHeader::Trimmed);
+  nack.SetEchoedEv(9);
+  s.opcode = MrcQueuePair::kOpNack;
+  CheckRoundTrip(*MakeControlFrame(s, nack));
+
+  MrcProbeHeader probe;
+  probe.SetType(MrcProbeHeader::Response);
+  probe.SetEv(44);
+  probe.SetSequence(99);
+  probe.SetSendTimestamp(123456789);
+  s.opcode = MrcQueuePair::kOpProbe;
+  CheckRoundTrip(*MakeControlFrame(s, probe));
+
+  RoceAethHeader aeth;
+  aeth.SetNak(RoceAethHeader::kNakPsnSequenceError);
+  aeth.SetMsn(0x654321);
+  s.opcode = RoceBthHeader::kRcAck;
+  CheckRoundTrip(*MakeControlFrame(s, aeth));
+
+  s.opcode = RoceBthHeader::kCnp;
+  FramePtr cnp = MakeControlFrame(s, RoceCnpHeader());
+  CHECK(cnp->Size() == FabricHeaderBytes(false) + RoceCnpHeader::kSize);
+  CheckRoundTrip(*cnp);
+
+  PfcPauseHeader pfc;
+  pfc.SetPause(3, 0xFFFF);
+  FramePtr pause = FramePtr::Make();
+  WriteInner(*pause, pfc);
+  CHECK(pause->Protocol() == PfcPauseHeader::kEtherType);
+  CHECK(pause->Size() == PfcPauseHeader::kSize);
+  CheckRoundTrip(*pause);
+  PfcPauseHeader back;
+  ReadInner(*FromPacket(ToPacket(*pause), PfcPauseHeader::kEtherType), back);
+  CHECK(back.IsClassEnabled(3));
+  CHECK(back.GetQuanta(3) == 0xFFFF);
+  CHECK_FALSE(back.IsClassEnabled(2));
+}
+
+TEST_CASE("frame: a trimmed frame is cut to its IPv6 payload length and keeps its send time", "[frame]")
+{
+  FramePtr f = MakeFrame(Spec());
+  const uint32_t udpLength = f->ipPayloadLength;
+  f->ipPayloadLength = 48; // an 88-byte trimmed frame: UDP, BTH, RETH and 12 payload bytes
+  f->timed = true;
+  f->sendTime = 4242;
+  Ptr<Packet> p = ToPacket(*f);
+  CHECK(p->GetSize() == 88u);
+  CHECK(f->PayloadReceived() == 12u);
+  SendTimeTag tag;
+  REQUIRE(p->PeekPacketTag(tag));
+  CHECK(tag.GetTime().GetTimeStep() == 4242);
+  Ptr<Packet> c = p->Copy();
+  Ipv6UsidHeader ip;
+  c->RemoveHeader(ip);
+  RoceUdpHeader udp;
+  c->RemoveHeader(udp);
+  CHECK(udp.GetLength() == udpLength); // the UDP length still says what was sent
+  CheckRoundTrip(*f);
+  FramePtr back = FromPacket(p, FabricPort::kIpv6);
+  CHECK(back->timed);
+  CHECK(back->sendTime == 4242);
+  CHECK(back->payloadBytes == 4096);
+}
+
+TEST_CASE("frame: uSID carrier helpers match the IPv6 header's", "[frame][usid]")
+{
+  FabricPacketSpec s = Spec();
+  s.usids = std::vector<uint16_t>{ 3, 17, 2 };
+  FramePtr f = MakeFrame(s);
+  Ipv6UsidHeader ip;
+  ip.SetDestinationBytes(f->dst);
+  CHECK(f->Locator() == ip.GetLocator());
+  for (uint16_t expected : { 3, 17, 2, 0 })
+  {
+    CHECK(f->ActiveUsid() == expected);
+    CHECK(ip.GetActiveUsid() == expected);
+    f->ShiftUsid();
+    ip.ShiftUsid();
+    CHECK(f->dst == ip.GetDestinationBytes());
+  }
+}
+
+TEST_CASE("frame: the pool hands frames back and a finished run leaves none alive", "[frame]")
+{
+  const uint64_t before = FramePtr::Live();
+  {
+    FramePtr a = MakeFrame(Spec());
+    FramePtr b = std::move(a);
+    CHECK_FALSE(a);
+    CHECK(FramePtr::Live() == before + 1);
+    FramePtr c = FramePtr::Make();
+    CHECK(FramePtr::Live() == before + 2);
+    c = std::move(b);
+    CHECK(FramePtr::Live() == before + 1);
+  }
+  CHECK(FramePtr::Live() == before);
+
+  // Frames queued and on the wire when a run stops are returned when the network is torn down.
+  {
+    FabricFixture fx(TinyMultiplane());
+    for (uint32_t k = 0; k < 50; ++k)
+    {
+      fx.net->GetHost(0)->Send(FromPacket(DataPacket(0, 2, 0, 4096), FabricPort::kIpv6),
+                               fx.NicPort(0, 0)->GetIfIndex());
+    }
+    Simulator::Stop(MicroSeconds(2));
+    Simulator::Run();
+    CHECK(FramePtr::Live() > before);
+    CHECK(fx.net->GetHost(0)->GetPort(0)->TxPackets() > 0);
+  }
+  CHECK(FramePtr::Live() == before);
+}
