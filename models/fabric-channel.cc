@@ -44,6 +44,14 @@ FabricChannel::DoDispose()
   m_ports[1] = nullptr;
   m_wire[0].clear();
   m_wire[1].clear();
+  for (auto& event : m_deliver)
+  {
+    if (event)
+    {
+      event->Cancel(); // a pending arrival finds nothing to deliver
+      event = nullptr;
+    }
+  }
   Channel::DoDispose();
 }
 
@@ -168,8 +176,14 @@ FabricChannel::Arm(uint8_t dir)
 {
   FabricPort* to = PeekPointer(m_ports[1 - dir]);
   m_armed[dir] = true;
+  if (!m_deliver[dir])
+  {
+    m_deliver[dir] = Ptr<EventImpl>(MakeEvent(&FabricChannel::Deliver, this, dir), false);
+  }
+  // The simulator releases one reference after the event runs; ours keeps the event alive.
+  m_deliver[dir]->Ref();
   Simulator::ScheduleWithContext(
-    to->GetNode()->GetId(), m_wire[dir].front().arrival - Simulator::Now(), &FabricChannel::Deliver, this, dir);
+    to->GetNode()->GetId(), m_wire[dir].front().arrival - Simulator::Now(), PeekPointer(m_deliver[dir]));
 }
 
 void

@@ -11,6 +11,7 @@
 #include "models/trace-bundle.h"
 
 #include "ns3/channel.h"
+#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
@@ -87,6 +88,10 @@ private:
   };
   RingQueue<InFlight> m_wire[2];
   bool m_armed[2] = { false, false }; ///< the head's arrival event is scheduled
+  /// The arrival event of each direction, made once and scheduled again and again (no
+  /// allocation per frame). The simulator holds a reference while it is pending, so a channel
+  /// destroyed before the simulator leaves no dangling event.
+  Ptr<EventImpl> m_deliver[2];
   /// Gray-failure state, allocated only for links that have one.
   struct Gray
   {
