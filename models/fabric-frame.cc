@@ -137,12 +137,6 @@ FabricFrame::InnerBytes() const
 }
 
 uint32_t
-FabricFrame::Size() const
-{
-  return IsPfc() ? PfcPauseHeader::kSize : Ipv6UsidHeader::kSize + ipPayloadLength;
-}
-
-uint32_t
 FabricFrame::PayloadReceived() const
 {
   const uint32_t headers = RoceUdpHeader::kSize + RoceBthHeader::kSize + InnerBytes();

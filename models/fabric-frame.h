@@ -135,7 +135,7 @@ struct FabricFrame
   /// \brief EtherType: 0x8808 (MAC control) for PFC frames, 0x86DD (IPv6) otherwise.
   uint16_t Protocol() const { return IsPfc() ? 0x8808 : 0x86DD; }
   /// \brief Bytes of the frame on the wire, Ethernet framing excluded (as ns3::Packet::GetSize).
-  uint32_t Size() const;
+  uint32_t Size() const { return IsPfc() ? PfcPauseHeader::kSize : Ipv6UsidHeader::kSize + ipPayloadLength; }
   /// \brief Bytes of the inner header (0 for None).
   uint32_t InnerBytes() const;
   /// \brief Payload bytes that arrived (fewer than payloadBytes once trimmed).

@@ -36,6 +36,8 @@ public:
   uint32_t GetGpuIndex() const { return m_gpu; }
   void AddPort(Ptr<FabricPort> port);
   Ptr<FabricPort> GetPort(uint16_t i) const { return m_ports[i]; }
+  /// \brief NIC port `i` without a reference count (for per-packet paths).
+  FabricPort* PortAt(uint16_t i) const { return PeekPointer(m_ports[i]); }
   uint16_t NumPorts() const { return static_cast<uint16_t>(m_ports.size()); }
 
   /// \brief Sends an IPv6 frame out of NIC port `port`; its class comes from its DSCP.

@@ -98,7 +98,7 @@ void
 RdmaNic::NotifyReady(uint16_t port)
 {
   // A busy port already has its visit at the end of the current frame.
-  Schedule(port, std::max(Simulator::Now(), m_host->GetPort(port)->GetBusyUntil()));
+  Schedule(port, std::max(Simulator::Now(), m_host->PortAt(port)->GetBusyUntil()));
 }
 
 void
@@ -119,7 +119,7 @@ RdmaNic::Schedule(uint16_t port, Time at)
 void
 RdmaNic::Serve(uint16_t port)
 {
-  Ptr<FabricPort> wire = m_host->GetPort(port);
+  FabricPort* wire = m_host->PortAt(port);
   if (!wire->IsLinkUp())
   {
     return; // LinkState wakes the port when it comes back
