@@ -19,7 +19,7 @@ namespace
 
 const char* kBenchUsage = R"(usage: mrcsim bench topology [--preset NAME | --spec FILE.json] [--samples N] [--json]
        mrcsim bench forwarding [--hosts N | --preset NAME] [--packets K] [--payload B]
-                               [--scheduler ns3::MapScheduler] [--json]
+                               [--scheduler ns3::FabricScheduler] [--json]
        mrcsim bench perm-8192 [--preset NAME] [--bytes B] [--seed S] [--scheduler S] [--json]
   topology:   generates, routes (ECMP groups, distances) and validates a fabric (default
               multiplane-131k); prints the time of each phase and the peak resident memory.

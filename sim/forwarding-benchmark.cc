@@ -54,7 +54,7 @@ BenchForwarding(const CliArgs& args)
                                          : HostsSpec(static_cast<uint32_t>(std::stoul(args.Value("--hosts", "512"))));
   const uint32_t perHost = static_cast<uint32_t>(std::stoul(args.Value("--packets", "128")));
   const uint32_t payload = static_cast<uint32_t>(std::stoul(args.Value("--payload", "4096")));
-  const std::string scheduler = args.Value("--scheduler", "ns3::MapScheduler");
+  const std::string scheduler = args.Value("--scheduler", "ns3::FabricScheduler");
   ObjectFactory sched;
   sched.SetTypeId(scheduler);
   Simulator::SetScheduler(sched);

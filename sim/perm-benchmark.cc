@@ -56,7 +56,7 @@ BenchPermutation(const CliArgs& args)
   const std::string preset = args.Value("--preset", "perm-8192");
   const uint64_t bytes = std::stoull(args.Value("--bytes", "2097152"));
   const uint64_t seed = std::stoull(args.Value("--seed", "1"));
-  const std::string scheduler = args.Value("--scheduler", "ns3::MapScheduler");
+  const std::string scheduler = args.Value("--scheduler", "ns3::FabricScheduler");
   ObjectFactory sched;
   sched.SetTypeId(scheduler);
   Simulator::SetScheduler(sched);

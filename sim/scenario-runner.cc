@@ -434,6 +434,9 @@ RunTransport(const ScenarioSpec& spec,
     userSet.insert(name.substr(name.rfind("::") + 2));
   }
 
+  // The same event order as ns-3's MapScheduler (bit-identical results), without a tree node per
+  // event (models/fabric-scheduler.h).
+  Simulator::SetScheduler(ObjectFactory("ns3::FabricScheduler"));
   FabricNetwork net(fabric);
   // The transport's fabric policy, unless the scenario set the same attribute itself.
   auto policy = [&](Ptr<PortQueueConfig> cfg, const std::string& attr, bool value)
