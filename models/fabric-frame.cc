@@ -29,12 +29,6 @@ static_assert(sizeof(FabricFrame) <= 80, "FabricFrame grew past 80 bytes");
 namespace
 {
 
-// MRC's vendor-specific BTH opcodes (MrcQueuePair::kOpSack...), repeated here so that frames do
-// not depend on the queue pair.
-constexpr uint8_t kOpSack = 0xC0;
-constexpr uint8_t kOpNack = 0xC1;
-constexpr uint8_t kOpProbe = 0xC2;
-
 /// Frames are taken from slabs and returned to a free list threaded through the free frames.
 /// Slabs live as long as the process, so a run's peak frame count bounds the pool's memory.
 /// Not thread-safe: a process runs one simulation at a time (ns-3's simulator is global).
@@ -452,13 +446,13 @@ FromPacket(Ptr<const Packet> packet, uint16_t protocol)
   const uint32_t afterBth = udp.GetLength() - RoceUdpHeader::kSize - RoceBthHeader::kSize;
   const bool reth =
     RoceBthHeader::IsRdmaWrite(op) && RoceBthHeader::HasStandardReth(op) && afterBth >= RoceRethHeader::kSize;
-  f->inner = op == kOpSack                 ? FabricFrame::Sack
-             : op == kOpNack               ? FabricFrame::Nack
-             : op == kOpProbe              ? FabricFrame::Probe
-             : op == RoceBthHeader::kRcAck ? FabricFrame::Aeth
-             : op == RoceBthHeader::kCnp   ? FabricFrame::Cnp
-             : reth                        ? FabricFrame::Reth
-                                           : FabricFrame::None;
+  f->inner = op == MrcSackHeader::kBthOpcode    ? FabricFrame::Sack
+             : op == MrcNackHeader::kBthOpcode  ? FabricFrame::Nack
+             : op == MrcProbeHeader::kBthOpcode ? FabricFrame::Probe
+             : op == RoceBthHeader::kRcAck      ? FabricFrame::Aeth
+             : op == RoceBthHeader::kCnp        ? FabricFrame::Cnp
+             : reth                             ? FabricFrame::Reth
+                                                : FabricFrame::None;
   NS_ABORT_MSG_IF(udp.GetLength() < RoceUdpHeader::kSize + RoceBthHeader::kSize + f->InnerBytes(),
                   "FromPacket: UDP length " << udp.GetLength() << " too short for opcode 0x" << std::hex << int(op));
   f->payloadBytes = static_cast<uint16_t>(afterBth - f->InnerBytes());

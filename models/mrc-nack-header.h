@@ -30,6 +30,8 @@ public:
 
   /// \brief Size of the header in bytes.
   static constexpr uint32_t kSize = 8;
+  /// \brief BTH opcode of an MRC NACK (vendor-specific range).
+  static constexpr uint8_t kBthOpcode = 0xC1;
 
   MrcNackHeader();
 

@@ -30,6 +30,8 @@ public:
 
   /// \brief Size of the header in bytes.
   static constexpr uint32_t kSize = 16;
+  /// \brief BTH opcode of an MRC probe (vendor-specific range).
+  static constexpr uint8_t kBthOpcode = 0xC2;
 
   MrcProbeHeader();
 

@@ -55,7 +55,7 @@ void
 MrcQueuePair::HandleData(const RdmaRxInfo& info)
 {
   const FabricFrame& f = info.frame;
-  const uint16_t ev = info.entropy & 0x3FFF;
+  const uint16_t ev = f.srcPort & 0x3FFF;
   if (f.Dscp() == m_trimmedDscp)
   {
     SendNack(f.psn, ev, info.port); // only the headers arrived: ask for it again now

@@ -714,7 +714,7 @@ MrcQueuePair::HandleProbe(const RdmaRxInfo& info)
   if (probe.IsRequest())
   {
     probe.SetType(MrcProbeHeader::Response);
-    FabricPacketSpec spec = ControlSpec(kOpProbe, m_nic->PlaneOfPort(info.port), info.entropy);
+    FabricPacketSpec spec = ControlSpec(kOpProbe, m_nic->PlaneOfPort(info.port), info.frame.srcPort);
     m_nic->SendControl(MakeControlFrame(spec, probe), info.port);
     return;
   }

@@ -42,9 +42,9 @@ public:
   static TypeId GetTypeId();
   MrcQueuePair();
 
-  static constexpr uint8_t kOpSack = 0xC0;
-  static constexpr uint8_t kOpNack = 0xC1;
-  static constexpr uint8_t kOpProbe = 0xC2;
+  static constexpr uint8_t kOpSack = MrcSackHeader::kBthOpcode;
+  static constexpr uint8_t kOpNack = MrcNackHeader::kBthOpcode;
+  static constexpr uint8_t kOpProbe = MrcProbeHeader::kBthOpcode;
 
   /// \brief How EVs become paths.
   enum PathMode

@@ -29,6 +29,8 @@ class MrcSackHeader : public Header
 public:
   /// \brief Size of the header in bytes.
   static constexpr uint32_t kSize = 24;
+  /// \brief BTH opcode of an MRC SACK (vendor-specific range).
+  static constexpr uint8_t kBthOpcode = 0xC0;
   /// \brief Number of PSNs the bitmap covers.
   static constexpr uint32_t kBitmapBits = 64;
 

@@ -2,7 +2,6 @@
 
 #include "models/fabric-switch.h"
 #include "models/roce-udp-header.h"
-#include "models/send-time-tag.h"
 
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
@@ -187,7 +186,7 @@ RdmaNic::ReceiveFrame(FramePtr frame, uint16_t port)
     ++m_unknownQp;
     return;
   }
-  it->second->Receive(RdmaRxInfo{ f, port, f.srcPort });
+  it->second->Receive(RdmaRxInfo{ f, port });
 }
 
 void

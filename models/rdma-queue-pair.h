@@ -25,8 +25,7 @@ class RdmaNic;
 struct RdmaRxInfo
 {
   const FabricFrame& frame;
-  uint16_t port = 0;    ///< NIC port it arrived on
-  uint16_t entropy = 0; ///< UDP source port it carried
+  uint16_t port = 0; ///< NIC port it arrived on
 };
 
 /// \brief An RDMA queue pair on a NIC (abstract: see RoceQueuePair, MrcQueuePair).

@@ -233,13 +233,13 @@ RoceQueuePair::HandleData(const RdmaRxInfo& info)
     if (!m_nakPending)
     {
       m_nakPending = true;
-      SendAck(m_expected, true, info.entropy);
+      SendAck(m_expected, true, info.frame.srcPort);
     }
     return;
   }
   if (seq < m_expected)
   {
-    SendAck(m_expected - 1, false, info.entropy); // duplicate: the ACK may have been lost
+    SendAck(m_expected - 1, false, info.frame.srcPort); // duplicate: the ACK may have been lost
     return;
   }
   const uint8_t op = info.frame.opcode;
@@ -258,7 +258,7 @@ RoceQueuePair::HandleData(const RdmaRxInfo& info)
   }
   if (info.frame.ackRequest || ++m_unacked >= m_ackInterval)
   {
-    SendAck(m_expected - 1, false, info.entropy);
+    SendAck(m_expected - 1, false, info.frame.srcPort);
   }
 }
 
