@@ -8,6 +8,9 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace ns3
 {
 
@@ -22,7 +25,7 @@ FabricChannel::GetTypeId()
                         .AddAttribute("Delay",
                                       "One-way propagation delay (also the lookahead of a distributed run).",
                                       TimeValue(MicroSeconds(1)),
-                                      MakeTimeAccessor(&FabricChannel::m_delay),
+                                      MakeTimeAccessor(&FabricChannel::SetDelay, &FabricChannel::GetDelay),
                                       MakeTimeChecker())
                         .AddTraceSource("LinkState",
                                         "The link went up (true) or down (false).",
@@ -35,7 +38,26 @@ FabricChannel::GetTypeId()
   return tid;
 }
 
+/// \brief A direction's arrival event. It lists what the arrival will touch, for FabricScheduler
+/// to prefetch: the link, the head of its wire and the frame there, and both ports.
+class FabricChannel::DeliverEvent : public PrefetchingEvent
+{
+public:
+  DeliverEvent(FabricChannel* channel, uint8_t dir)
+    : m_channel(channel),
+      m_dir(dir)
+  {
+  }
+
+  void Notify() override { m_channel->Deliver(m_dir); }
+
+  FabricChannel* m_channel;
+  uint8_t m_dir;
+};
+
 FabricChannel::FabricChannel() = default;
+
+FabricChannel::~FabricChannel() = default;
 
 void
 FabricChannel::DoDispose()
@@ -74,6 +96,25 @@ FabricChannel::Attach(Ptr<FabricPort> a, Ptr<FabricPort> b)
   m_ports[1] = b;
   a->SetChannel(this);
   b->SetChannel(this);
+  RefreshArrivalDelay();
+}
+
+void
+FabricChannel::SetDelay(Time delay)
+{
+  m_delay = delay;
+  RefreshArrivalDelay();
+}
+
+void
+FabricChannel::RefreshArrivalDelay()
+{
+  for (uint8_t dir = 0; dir < 2; ++dir)
+  {
+    const FabricPort* to = PeekPointer(m_ports[1 - dir]);
+    m_arrivalDelay[dir] = m_delay + (to ? to->GetIngressLatency() : Time(0));
+    m_context[dir] = to && to->GetNode() ? to->GetNode()->GetId() : 0;
+  }
 }
 
 std::size_t
@@ -139,6 +180,7 @@ FabricChannel::SetRateFactor(const FabricPort* from, double factor)
   // Frames already due to start keep the rate they had.
   m_ports[Dir(from)]->CatchUp();
   GetGray().rateFactor[Dir(from)] = factor;
+  m_ports[Dir(from)]->NotifyRateFactor(factor);
 }
 
 bool
@@ -162,8 +204,7 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
     Drop(*frame, DropCause::RandomLoss);
     return false;
   }
-  FabricPort* to = PeekPointer(m_ports[1 - dir]);
-  m_wire[dir].push_back(InFlight{ std::move(frame), txEnd + m_delay + to->GetIngressLatency(), m_epoch });
+  m_wire[dir].push_back(InFlight{ std::move(frame), txEnd + m_arrivalDelay[dir], m_epoch });
   if (!m_armed[dir])
   {
     Arm(dir);
@@ -174,16 +215,26 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
 void
 FabricChannel::Arm(uint8_t dir)
 {
-  FabricPort* to = PeekPointer(m_ports[1 - dir]);
   m_armed[dir] = true;
   if (!m_deliver[dir])
   {
-    m_deliver[dir] = Ptr<EventImpl>(MakeEvent(&FabricChannel::Deliver, this, dir), false);
+    m_deliver[dir] = Create<DeliverEvent>(this, dir);
   }
+  DeliverEvent& event = *m_deliver[dir];
+  const InFlight& head = m_wire[dir].front();
+  const auto* self = reinterpret_cast<const char*>(this);
+  const auto* frame = reinterpret_cast<const char*>(head.frame.Get());
+  const auto* to = reinterpret_cast<const char*>(PeekPointer(m_ports[1 - dir]));
+  // The sender starts its next frame when this one arrives (see FabricPort).
+  const auto* next = reinterpret_cast<const char*>(m_ports[dir]->PeekNext());
+  static_assert(PrefetchingEvent::kLines == 8 && FabricPort::kHotBytes == 192, "the list below");
+  const void* lines[PrefetchingEvent::kLines] = { self + 64, &head, frame, frame + sizeof(FabricFrame) - 1,
+                                                  to + 64,   to + 128, next, next ? next + sizeof(FabricFrame) - 1 : nullptr };
+  std::copy(std::begin(lines), std::end(lines), event.m_prefetch);
   // The simulator releases one reference after the event runs; ours keeps the event alive.
-  m_deliver[dir]->Ref();
-  Simulator::ScheduleWithContext(
-    to->GetNode()->GetId(), m_wire[dir].front().arrival - Simulator::Now(), PeekPointer(m_deliver[dir]));
+  event.Ref();
+  FabricScheduler::ExpectPrefetching(&event);
+  Simulator::ScheduleWithContext(m_context[dir], head.arrival - Simulator::Now(), &event);
 }
 
 void

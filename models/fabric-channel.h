@@ -7,6 +7,7 @@
 
 #include "models/drop-cause.h"
 #include "models/fabric-frame.h"
+#include "models/fabric-scheduler.h"
 #include "models/ring-queue.h"
 #include "models/trace-bundle.h"
 
@@ -25,11 +26,12 @@ class FabricPort;
 
 /// \brief Full-duplex link with one scheduled event per direction: the arrival of the frame at the
 /// head of that direction's wire.
-class FabricChannel : public Channel
+class alignas(64) FabricChannel : public Channel
 {
 public:
   static TypeId GetTypeId();
   FabricChannel();
+  ~FabricChannel() override;
 
   /// \brief Joins two ports; each learns the channel.
   void Attach(Ptr<FabricPort> a, Ptr<FabricPort> b);
@@ -38,7 +40,10 @@ public:
   Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
   Time GetDelay() const { return m_delay; }
-  void SetDelay(Time delay) { m_delay = delay; }
+  void SetDelay(Time delay);
+  /// \brief Recomputes the delay from a frame's last bit leaving to its handling at either end
+  /// (the link's delay plus the receiving port's ingress latency); ports call it when theirs changes.
+  void RefreshArrivalDelay();
   /// \brief The port at the other end from `from`.
   FabricPort* Peer(const FabricPort* from) const;
 
@@ -72,11 +77,13 @@ private:
   void Drop(const FabricFrame& frame, DropCause cause);
   bool DrawLoss(uint8_t dir);
 
-  Ptr<FabricPort> m_ports[2];
-  Time m_delay;
-  bool m_up = true;
-  uint32_t m_epoch = 0; ///< bumped on every down transition: older in-flight frames are lost
+  class DeliverEvent;
 
+  // The members a frame's arrival touches come first.
+  Ptr<FabricPort> m_ports[2];
+  bool m_up = true;
+  bool m_armed[2] = { false, false }; ///< the head's arrival event is scheduled
+  uint32_t m_epoch = 0;               ///< bumped on every down transition: older in-flight frames are lost
   /// A frame on the wire. Arrivals in one direction come in the order frames were sent (one
   /// delay, increasing end of transmission), so each direction is a FIFO with one pending
   /// event, for its head, instead of one event per frame.
@@ -87,11 +94,13 @@ private:
     uint32_t epoch = 0;
   };
   RingQueue<InFlight> m_wire[2];
-  bool m_armed[2] = { false, false }; ///< the head's arrival event is scheduled
+  Time m_arrivalDelay[2];           ///< m_delay plus the ingress latency of the port each direction reaches
+  uint32_t m_context[2] = { 0, 0 }; ///< node id of the port each direction reaches (event context)
   /// The arrival event of each direction, made once and scheduled again and again (no
   /// allocation per frame). The simulator holds a reference while it is pending, so a channel
   /// destroyed before the simulator leaves no dangling event.
-  Ptr<EventImpl> m_deliver[2];
+  Ptr<DeliverEvent> m_deliver[2];
+  Time m_delay;
   /// Gray-failure state, allocated only for links that have one.
   struct Gray
   {

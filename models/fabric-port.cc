@@ -71,6 +71,36 @@ void
 FabricPort::SetChannel(Ptr<FabricChannel> channel)
 {
   m_channel = channel;
+  m_linkUp = channel && channel->IsUp();
+  m_rateFactor = channel ? channel->GetRateFactor(this) : 1.0;
+  m_txTimeBytes = UINT32_MAX;
+}
+
+void
+FabricPort::SetNode(Ptr<Node> node)
+{
+  m_node = PeekPointer(node);
+  if (m_channel)
+  {
+    m_channel->RefreshArrivalDelay(); // the channel names this node as its events' context
+  }
+}
+
+void
+FabricPort::SetIngressLatency(Time latency)
+{
+  m_ingressLatency = latency;
+  if (m_channel)
+  {
+    m_channel->RefreshArrivalDelay();
+  }
+}
+
+void
+FabricPort::NotifyRateFactor(double factor)
+{
+  m_rateFactor = factor;
+  m_txTimeBytes = UINT32_MAX;
 }
 
 Ptr<Channel>
@@ -110,7 +140,7 @@ FabricPort::SetMtu(const uint16_t mtu)
 bool
 FabricPort::IsLinkUp() const
 {
-  return m_channel && m_channel->IsUp();
+  return m_linkUp;
 }
 
 bool
@@ -123,18 +153,21 @@ FabricPort::IsBusy() const
 Time
 FabricPort::TxTime(uint32_t bytes) const
 {
-  // Integer picoseconds: no floating point on the per-frame path, exact for whole-ps frames.
-  const uint64_t bits = uint64_t(bytes + m_config->FramingBytes()) * 8;
-  uint64_t rate = m_rate.GetBitRate();
-  if (m_channel)
+  // Integer picoseconds: no floating point on the per-frame path, exact for whole-ps frames. The
+  // last size's time is kept: a port mostly sends frames of one or two sizes.
+  if (bytes == m_txTimeBytes)
   {
-    double factor = m_channel->GetRateFactor(this);
-    if (factor != 1.0)
-    {
-      rate = static_cast<uint64_t>(double(rate) * factor);
-    }
+    return m_txTime;
   }
-  return PicoSeconds(static_cast<int64_t>((static_cast<unsigned __int128>(bits) * 1000000000000ull + rate / 2) / rate));
+  const uint64_t bits = uint64_t(bytes + m_config->FramingBytes()) * 8;
+  uint64_t rate = m_rateBps;
+  if (m_rateFactor != 1.0)
+  {
+    rate = static_cast<uint64_t>(double(rate) * m_rateFactor);
+  }
+  m_txTimeBytes = bytes;
+  m_txTime = PicoSeconds(static_cast<int64_t>((static_cast<unsigned __int128>(bits) * 1000000000000ull + rate / 2) / rate));
+  return m_txTime;
 }
 
 bool
@@ -204,7 +237,7 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
   }
   uint32_t size = frame->Size();
   const bool data = cls != PortQueueConfig::kControlClass;
-  const double scale = m_config->ThresholdScale(m_rate.GetBitRate());
+  const double scale = m_config->ThresholdScale(m_rateBps);
   if (data && m_config->TrimEnabled() && m_bytes[cls] + size > m_config->TrimThreshold() * scale &&
       size > m_config->TrimmedSize())
   {
@@ -242,11 +275,12 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
         m_traces->ecnMark(ToPacket(*frame));
     }
   }
-  if (ingress)
+  // Only lossless classes account ingress bytes (for PFC), so only their packets name the port
+  // they came in on.
+  if (lossless)
   {
     ingress->m_ingress[cls] += size;
-    if (lossless && ingress->m_ingress[cls] > ingress->GetQueueConfig()->PfcXoff() &&
-        !((ingress->m_pauseSentMask >> cls) & 1))
+    if (ingress->m_ingress[cls] > ingress->GetQueueConfig()->PfcXoff() && !((ingress->m_pauseSentMask >> cls) & 1))
     {
       ingress->SendPfc(cls, true);
     }
@@ -254,7 +288,7 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
   m_bytes[cls] += size;
   if (m_traces)
     m_traces->enqueue(ToPacket(*frame), cls);
-  m_queues[cls].Push(QueuedPacket{ std::move(frame), ingress });
+  m_queues[cls].Push(QueuedPacket{ std::move(frame), lossless ? ingress : nullptr });
   Kick();
   return true;
 }
@@ -354,7 +388,7 @@ FabricPort::Kick()
 void
 FabricPort::ArmWake()
 {
-  if (m_wakeEvent.IsRunning())
+  if (m_wakePending)
   {
     return;
   }
@@ -368,11 +402,11 @@ FabricPort::ArmWake()
   bool exact = !m_lazy || !m_arrivalPending;
   if (!exact && cls < PortQueueConfig::kMaxClasses)
   {
-    const FabricPort* in = m_queues[cls].Front().ingress;
-    exact = in && in->GetQueueConfig()->PfcEnabled(static_cast<uint8_t>(cls));
+    exact = m_queues[cls].Front().ingress != nullptr; // a lossless packet (see Enqueue)
   }
   if (exact)
   {
+    m_wakePending = true;
     m_wakeEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(), &FabricPort::Wake, this);
   }
 }
@@ -380,6 +414,7 @@ FabricPort::ArmWake()
 void
 FabricPort::Wake()
 {
+  m_wakePending = false;
   CatchUp();
   ArmWake();
 }
@@ -469,6 +504,7 @@ FabricPort::Receive(FramePtr frame)
 void
 FabricPort::NotifyLinkState(bool up)
 {
+  m_linkUp = up;
   CatchUp();
   if (!up)
   {
@@ -495,6 +531,7 @@ FabricPort::NotifyLinkState(bool up)
     m_pauseSentMask = 0; // the peer forgets our PAUSE with the link
     m_arrivalPending = false;
     Simulator::Cancel(m_wakeEvent);
+    m_wakePending = false;
   }
   else
   {

@@ -46,9 +46,12 @@ public:
 };
 
 /// \brief Switch or NIC port: egress queueing and scheduling, PFC, the receive side of a link.
-class FabricPort : public NetDevice
+class alignas(64) FabricPort : public NetDevice
 {
 public:
+  /// \brief The part of the object a frame's hop touches (for prefetching), from its start.
+  static constexpr std::size_t kHotBytes = 192;
+
   static TypeId GetTypeId();
   FabricPort();
 
@@ -57,13 +60,18 @@ public:
 
   // ---- set-up --------------------------------------------------------------------------------
   void SetChannel(Ptr<FabricChannel> channel);
-  void SetDataRate(DataRate rate) { m_rate = rate; }
+  void SetDataRate(DataRate rate)
+  {
+    m_rate = rate;
+    m_rateBps = rate.GetBitRate();
+    m_txTimeBytes = UINT32_MAX;
+  }
   DataRate GetDataRate() const { return m_rate; }
   void SetQueueConfig(Ptr<PortQueueConfig> config) { m_config = config; }
   Ptr<PortQueueConfig> GetQueueConfig() const { return m_config; }
   void SetHandler(FabricPacketHandler* handler) { m_handler = handler; }
   /// \brief Delay between a frame's arrival and its handling by the node (switch latency).
-  void SetIngressLatency(Time latency) { m_ingressLatency = latency; }
+  void SetIngressLatency(Time latency);
   Time GetIngressLatency() const { return m_ingressLatency; }
   /// \brief Seeds the ECN marking stream (deterministic per run seed, node and port).
   void SetMarkingSeed(uint64_t seed) { m_rng = seed; }
@@ -78,11 +86,21 @@ public:
   void Receive(FramePtr frame);
   /// \brief Called by the channel on a link state change.
   void NotifyLinkState(bool up);
+  /// \brief Called by the channel when its rate factor for frames sent from here changes.
+  void NotifyRateFactor(double factor);
   /// \brief Called by an egress port when a packet that came in here leaves (or is dropped).
   void ReleaseIngress(uint8_t cls, uint32_t bytes);
 
   /// \brief Starts every frame whose start time has passed (see the file comment).
   void CatchUp();
+  /// \brief The frame this port will start next, if one is queued (a hint for prefetching).
+  const FabricFrame* PeekNext() const
+  {
+    const int cls = NextClass();
+    return cls < 0 ? nullptr
+           : cls == PortQueueConfig::kMaxClasses ? m_macControl.Front().frame.Get()
+                                                 : m_queues[cls].Front().frame.Get();
+  }
 
   // ---- state ---------------------------------------------------------------------------------
   uint32_t QueueBytes(uint8_t cls) const
@@ -90,6 +108,7 @@ public:
     const_cast<FabricPort*>(this)->CatchUp();
     return m_bytes[cls];
   }
+  /// \brief Bytes of a lossless (PFC) class that came in here and are queued at other ports.
   uint32_t IngressBytes(uint8_t cls) const { return m_ingress[cls]; }
   bool IsPaused(uint8_t cls) const { return (m_pausedMask >> cls) & 1; }
   bool IsBusy() const;
@@ -146,7 +165,7 @@ public:
   bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
   bool SendFrom(Ptr<Packet> packet, const Address& source, const Address& dest, uint16_t protocolNumber) override;
   Ptr<Node> GetNode() const override { return m_node; }
-  void SetNode(Ptr<Node> node) override { m_node = PeekPointer(node); }
+  void SetNode(Ptr<Node> node) override;
   bool NeedsArp() const override { return false; }
   void SetReceiveCallback(NetDevice::ReceiveCallback cb) override {}
   void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override {}
@@ -174,33 +193,6 @@ private:
   double NextUniform();
   void WritePcap(const FabricFrame& frame) const;
 
-  Node* m_node = nullptr;
-  Ptr<FabricChannel> m_channel;
-  Ptr<PortQueueConfig> m_config;
-  FabricPacketHandler* m_handler = nullptr;
-  DataRate m_rate;
-  Time m_ingressLatency;
-  Time m_busyUntil;        ///< the wire is busy until then
-  EventId m_wakeEvent;     ///< fallback start event (see the file comment)
-  PacketFifo m_macControl; ///< PFC frames, sent before anything else and never paused
-  std::array<PacketFifo, PortQueueConfig::kMaxClasses> m_queues;
-  std::array<uint32_t, PortQueueConfig::kMaxClasses> m_bytes{};
-  std::array<uint32_t, PortQueueConfig::kMaxClasses> m_ingress{}; ///< bytes that came in here, queued elsewhere
-  uint8_t m_pausedMask = 0;                                       ///< classes the peer paused
-  uint8_t m_pauseSentMask = 0;                                    ///< classes this port paused upstream
-  bool m_lazy = true;
-  bool m_arrivalPending = false; ///< the last frame sent will arrive (and trigger a catch-up)
-  uint32_t m_ifIndex = 0;
-  uint64_t m_rng = 1;
-  uint64_t m_txPackets = 0;
-  uint64_t m_trimmed = 0;
-  uint64_t m_ecnMarked = 0;
-  Time m_pausedTime;  ///< closed pause intervals
-  Time m_pausedSince; ///< start of the open one (m_pausedMask != 0)
-  uint64_t m_txBytes = 0;
-  Ptr<PcapFileWrapper> m_pcap;
-  uint64_t* m_dropCounters = nullptr;
-
   /// The port's trace sources, allocated when the first one is connected. They pass packets
   /// (ToPacket of the frame), so connecting one costs a conversion per event.
   struct Traces
@@ -212,7 +204,44 @@ private:
     TracedCallback<Ptr<const Packet>> trim;
     TracedCallback<uint8_t, bool, bool> pause;
   };
+
+  // The members a frame's hop touches come first, in the object's first four cache lines (the
+  // class is line-aligned), so that FabricChannel can prefetch them before the frame arrives.
+  Time m_busyUntil; ///< the wire is busy until then
+  Ptr<PortQueueConfig> m_config;
+  Ptr<FabricChannel> m_channel;
+  FabricPacketHandler* m_handler = nullptr;
+  uint8_t m_pausedMask = 0;      ///< classes the peer paused
+  uint8_t m_pauseSentMask = 0;   ///< classes this port paused upstream
+  bool m_lazy = true;
+  bool m_arrivalPending = false; ///< the last frame sent will arrive (and trigger a catch-up)
+  bool m_linkUp = false;         ///< the channel is attached and up (a copy of its state)
+  bool m_wakePending = false;    ///< m_wakeEvent is scheduled and has not run
+  mutable uint32_t m_txTimeBytes = UINT32_MAX; ///< the size whose wire time m_txTime holds
+  mutable Time m_txTime;
+  uint64_t m_rateBps = 0;    ///< m_rate in bit/s
+  double m_rateFactor = 1.0; ///< the channel's gray-failure rate factor for this direction
+  std::array<uint32_t, PortQueueConfig::kMaxClasses> m_bytes{};
+  /// Bytes of lossless (PFC) classes that came in here and are queued at other ports.
+  std::array<uint32_t, PortQueueConfig::kMaxClasses> m_ingress{};
+  std::array<PacketFifo, PortQueueConfig::kMaxClasses> m_queues;
+  PacketFifo m_macControl; ///< PFC frames, sent before anything else and never paused
+  uint64_t m_txPackets = 0;
+  uint64_t m_txBytes = 0;
+  Ptr<PcapFileWrapper> m_pcap;
   std::unique_ptr<Traces> m_traces;
+
+  Node* m_node = nullptr;
+  DataRate m_rate;
+  Time m_ingressLatency;
+  EventId m_wakeEvent; ///< fallback start event (see the file comment)
+  uint32_t m_ifIndex = 0;
+  uint64_t m_rng = 1;
+  uint64_t m_trimmed = 0;
+  uint64_t m_ecnMarked = 0;
+  Time m_pausedTime;  ///< closed pause intervals
+  Time m_pausedSince; ///< start of the open one (m_pausedMask != 0)
+  uint64_t* m_dropCounters = nullptr;
 };
 
 } // namespace ns3

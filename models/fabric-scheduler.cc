@@ -11,6 +11,8 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(FabricScheduler);
 
+const PrefetchingEvent* FabricScheduler::s_expected = nullptr;
+
 namespace
 {
 
@@ -35,12 +37,14 @@ KeyOf(const E& e)
   return k;
 }
 
+constexpr uintptr_t kPrefetching = 1;
+
 template<typename E>
 inline Scheduler::Event
 ToEvent(const E& e)
 {
   Scheduler::Event ev;
-  ev.impl = e.impl;
+  ev.impl = reinterpret_cast<EventImpl*>(e.impl & ~kPrefetching);
   ev.key.m_ts = e.ts;
   ev.key.m_uid = e.uid;
   ev.key.m_context = e.context;
@@ -160,8 +164,14 @@ FabricScheduler::Insert(const Scheduler::Event& ev)
   {
     Grow();
   }
-  const Entry e{ ev.key.m_context, ev.key.m_uid, ev.key.m_ts, ev.impl };
-  SiftUp(m_size++, e);
+  static_assert(alignof(EventImpl) > 1, "the low bit of an EventImpl pointer is free");
+  uintptr_t impl = reinterpret_cast<uintptr_t>(ev.impl);
+  if (ev.impl == s_expected)
+  {
+    impl |= kPrefetching;
+    s_expected = nullptr;
+  }
+  SiftUp(m_size++, Entry{ ev.key.m_context, ev.key.m_uid, ev.key.m_ts, impl });
 }
 
 bool
@@ -196,11 +206,41 @@ FabricScheduler::RemoveNext()
     }
     const Entry last = m_heap[m_size];
     SiftUp(hole, last);
-    // The simulator invokes the next event right after this one (unless this one schedules an
-    // even earlier one): its EventImpl, likely out of the caches by now, loads while this runs.
-    __builtin_prefetch(m_heap[0].impl);
+    PrefetchAhead();
   }
   return ev;
+}
+
+void
+FabricScheduler::PrefetchAhead() const
+{
+  // The simulator invokes the root right after this event (unless this one schedules an even
+  // earlier one): what it will touch loads while this one runs. Its list was fetched when it was
+  // a child of the root, as the next root always is.
+  const Entry& root = m_heap[0];
+  const auto* next = reinterpret_cast<const EventImpl*>(root.impl & ~kPrefetching);
+  __builtin_prefetch(next);
+  if (root.impl & kPrefetching)
+  {
+    for (const void* line : static_cast<const PrefetchingEvent*>(next)->m_prefetch)
+    {
+      if (line)
+      {
+        __builtin_prefetch(line);
+      }
+    }
+  }
+  // The root's children hold the event after it: their EventImpls (and lists), one step earlier.
+  const std::size_t end = m_size < 5 ? m_size : 5;
+  for (std::size_t i = 1; i < end; ++i)
+  {
+    const char* impl = reinterpret_cast<const char*>(m_heap[i].impl & ~kPrefetching);
+    __builtin_prefetch(impl);
+    if (m_heap[i].impl & kPrefetching)
+    {
+      __builtin_prefetch(impl + sizeof(PrefetchingEvent) - 1);
+    }
+  }
 }
 
 void
@@ -213,7 +253,7 @@ FabricScheduler::Remove(const Scheduler::Event& ev)
     ++i;
   }
   NS_ABORT_MSG_IF(i == m_size, "FabricScheduler::Remove: event " << ev.key.m_uid << " is not pending");
-  NS_ASSERT(m_heap[i].ts == ev.key.m_ts && m_heap[i].impl == ev.impl);
+  NS_ASSERT(m_heap[i].ts == ev.key.m_ts && (m_heap[i].impl & ~kPrefetching) == reinterpret_cast<uintptr_t>(ev.impl));
   --m_size;
   if (i == m_size)
   {

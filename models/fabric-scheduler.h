@@ -7,12 +7,18 @@
 // event, which the simulator invokes right after the current one.
 // Events leave in exactly the (time stamp, uid) order of ns-3's other schedulers, so a run is
 // bit-identical to one with MapScheduler.
+// An event can also name the memory it will touch when it runs (a PrefetchingEvent, scheduled
+// right after FabricScheduler::ExpectPrefetching): that memory is prefetched one event ahead, when
+// the event reaches the root, and the list itself two events ahead, when it is a child of the
+// root. On a fabric of thousands of links every hop of a frame touches state no cache holds (the
+// link, the frame, both ports): this overlaps those misses with the events that run before.
 // Leaves out: a fast Remove (a linear search: the simulator only calls it for Simulator::Remove,
 // which the models do not use, as they cancel instead) and giving memory back after a peak.
 // Select it with Simulator::SetScheduler and the TypeId "ns3::FabricScheduler".
 #ifndef MRCSIM_MODELS_FABRIC_SCHEDULER_H
 #define MRCSIM_MODELS_FABRIC_SCHEDULER_H
 
+#include "ns3/event-impl.h"
 #include "ns3/scheduler.h"
 
 #include <cstddef>
@@ -20,6 +26,16 @@
 
 namespace ns3
 {
+
+/// \brief An event that lists the memory it will touch (see the file comment). The list may name
+/// memory freed meanwhile: a prefetch never faults.
+class PrefetchingEvent : public EventImpl
+{
+public:
+  static constexpr std::size_t kLines = 8;
+  /// \brief Addresses (any byte of a cache line each); null entries are skipped.
+  const void* m_prefetch[kLines] = {};
+};
 
 /// \brief 4-ary heap event scheduler: Insert and RemoveNext in O(log n), Remove in O(n) (a
 /// search) plus O(log n), PeekNext and IsEmpty in O(1); 24 bytes per pending event.
@@ -47,17 +63,27 @@ public:
   /// \brief Number of pending events.
   std::size_t Size() const { return m_size; }
 
+  /// \brief The next event inserted, if it is `event`, is a PrefetchingEvent (called right before
+  /// scheduling it; with any other scheduler this does nothing).
+  static void ExpectPrefetching(const PrefetchingEvent* event) { s_expected = event; }
+
 private:
   /// \brief A pending event as the heap stores it. Its first 16 bytes, read as a little-endian
   /// 128-bit integer, are ts * 2^64 + uid * 2^32 + context: as uids are unique, integer order is
-  /// Scheduler::EventKey order (time stamp, then uid), and the context never decides.
+  /// Scheduler::EventKey order (time stamp, then uid), and the context never decides. The lowest
+  /// bit of `impl` (an EventImpl is aligned) marks a PrefetchingEvent.
   struct Entry
   {
     uint32_t context;
     uint32_t uid;
     uint64_t ts;
-    EventImpl* impl;
+    uintptr_t impl;
   };
+
+  /// \brief Prefetches for the events at and near the root (see the file comment).
+  void PrefetchAhead() const;
+
+  static const PrefetchingEvent* s_expected; ///< see ExpectPrefetching
 
   /// \brief Makes room for at least one more event (doubling, at least 64 events).
   void Grow();

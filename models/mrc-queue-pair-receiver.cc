@@ -20,13 +20,42 @@ namespace
 {
 /// Packets the receiver may track above its cumulative PSN (the ring grows to this on demand).
 constexpr uint64_t kReceiveWindow = 1u << 16;
-constexpr uint64_t kInitialRing = 256;
+constexpr uint64_t kInitialRing = 256; ///< packets (a multiple of 128: see ReceivedAboveCum)
 } // namespace
 
 bool
 MrcQueuePair::Received(uint64_t seq) const
 {
-  return seq - m_cum < m_received.size() && m_received[seq & (m_received.size() - 1)];
+  const uint64_t bits = 64 * m_received.size();
+  if (seq - m_cum >= bits)
+  {
+    return false;
+  }
+  const uint64_t i = seq & (bits - 1);
+  return (m_received[i / 64] >> (i % 64)) & 1;
+}
+
+void
+MrcQueuePair::SetReceived(uint64_t seq, bool received)
+{
+  const uint64_t i = seq & (64 * m_received.size() - 1);
+  const uint64_t bit = uint64_t(1) << (i % 64);
+  m_received[i / 64] = received ? m_received[i / 64] | bit : m_received[i / 64] & ~bit;
+}
+
+uint64_t
+MrcQueuePair::ReceivedAboveCum() const
+{
+  if (m_received.empty())
+  {
+    return 0;
+  }
+  // The ring holds at least 256 packets, so the 64 above m_cum are all in it, in two words.
+  const uint64_t words = m_received.size();
+  const uint64_t i = m_cum & (64 * words - 1);
+  const uint64_t lo = m_received[i / 64] >> (i % 64);
+  const uint64_t hi = i % 64 ? m_received[(i / 64 + 1) & (words - 1)] << (64 - i % 64) : 0;
+  return lo | hi;
 }
 
 void
@@ -34,19 +63,24 @@ MrcQueuePair::GrowReceiveRing(uint64_t seq)
 {
   // A ring of power-of-two size over [m_cum, m_cum + size): small for most QPs, doubled when a
   // packet arrives further ahead (a QP's window decides how far).
-  if (seq - m_cum < m_received.size())
+  const uint64_t bits = 64 * m_received.size();
+  if (seq - m_cum < bits)
   {
     return;
   }
-  uint64_t size = std::max<uint64_t>(m_received.size(), kInitialRing);
+  uint64_t size = std::max<uint64_t>(bits, kInitialRing);
   while (seq - m_cum >= size)
   {
     size *= 2;
   }
-  std::vector<bool> ring(size, false);
-  for (uint64_t s = m_cum; s < m_cum + m_received.size(); ++s)
+  std::vector<uint64_t> ring(size / 64, 0);
+  for (uint64_t s = m_cum; s < m_cum + bits; ++s)
   {
-    ring[s & (size - 1)] = Received(s);
+    if (Received(s))
+    {
+      const uint64_t i = s & (size - 1);
+      ring[i / 64] |= uint64_t(1) << (i % 64);
+    }
   }
   m_received.swap(ring);
 }
@@ -84,11 +118,11 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info)
   }
   ++msg.received;
   msg.bytes += f.PayloadReceived();
-  m_received[seq & (m_received.size() - 1)] = true;
+  SetReceived(seq, true);
   const bool inOrder = seq == m_cum;
   while (Received(m_cum))
   {
-    m_received[m_cum & (m_received.size() - 1)] = false;
+    SetReceived(m_cum, false);
     ++m_cum;
   }
   // Completions in message order, as the RDMA completion queue reports them.
@@ -116,15 +150,7 @@ MrcQueuePair::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
   MrcSackHeader sack;
   sack.SetCumulativeAckPsn(static_cast<uint32_t>((m_cum - 1) & kPsnMask));
   sack.SetSackBaseOffset(1);
-  uint64_t bitmap = 0;
-  for (uint32_t i = 0; i < 64; ++i)
-  {
-    if (Received(m_cum + i))
-    {
-      bitmap |= uint64_t(1) << i;
-    }
-  }
-  sack.SetBitmap(bitmap);
+  sack.SetBitmap(ReceivedAboveCum());
   sack.SetAckedPsn(static_cast<uint32_t>(seq & kPsnMask));
   sack.SetEchoedEv(ev);
   sack.SetEcnEcho(ecn);

@@ -118,6 +118,9 @@ private:
   void HandleNack(const RdmaRxInfo& info);
   void HandleProbe(const RdmaRxInfo& info);
   bool Received(uint64_t seq) const;
+  void SetReceived(uint64_t seq, bool received);
+  /// \brief Received(m_cum + i) as bit i, for i < 64.
+  uint64_t ReceivedAboveCum() const;
   void GrowReceiveRing(uint64_t seq);
   void SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port);
   void SendNack(uint32_t psn, uint16_t ev, uint16_t port);
@@ -192,7 +195,8 @@ private:
 
   // receiver
   uint64_t m_cum = 0;                         ///< all below received
-  std::vector<bool> m_received;               ///< ring over [m_cum, m_cum + size)
+  /// A bit ring over [m_cum, m_cum + 64 * size): whether each packet there was received.
+  std::vector<uint64_t> m_received;
   std::map<uint64_t, RxMessage> m_rxMessages; ///< by first sequence number
   uint64_t m_nextRxMessage = 0;               ///< first sequence number of the next message to complete
   uint64_t m_rxMessageId = 0;

@@ -17,7 +17,7 @@ class FabricPort;
 struct QueuedPacket
 {
   FramePtr frame;
-  FabricPort* ingress = nullptr; ///< null if sent by the node itself
+  FabricPort* ingress = nullptr; ///< for lossless (PFC) classes; null if sent by the node itself
 };
 
 /// \brief Ring buffer of QueuedPacket, capacity a power of two, grown on demand.
