@@ -241,8 +241,7 @@ void
 FabricChannel::Deliver(uint8_t dir)
 {
   m_armed[dir] = false;
-  InFlight head = std::move(m_wire[dir].front());
-  m_wire[dir].pop_front();
+  InFlight head = m_wire[dir].take_front();
   // The sender's next frame cannot have arrived yet: start it (and any others due) now. Frames it
   // starts join the wire behind the ones already on it.
   m_ports[dir]->CatchUp();
