@@ -24,7 +24,7 @@
 namespace ns3
 {
 
-static_assert(sizeof(FabricFrame) <= 80, "FabricFrame grew past 80 bytes");
+static_assert(sizeof(FabricFrame) == 64, "FabricFrame is one cache line");
 
 namespace
 {
@@ -128,6 +128,14 @@ FabricFrame::InnerBytes() const
       break;
   }
   return 0;
+}
+
+void
+FabricFrame::SetSendTime(int64_t timeStep)
+{
+  NS_ABORT_MSG_IF(inner != None && inner != Reth, "FabricFrame::SetSendTime: only data frames carry a send time");
+  timed = true;
+  u.reth.sendTime = timeStep;
 }
 
 uint32_t
@@ -345,7 +353,7 @@ ToPacket(const FabricFrame& f)
   if (f.timed)
   {
     SendTimeTag tag;
-    tag.SetTime(TimeStep(static_cast<uint64_t>(f.sendTime)));
+    tag.SetTime(TimeStep(static_cast<uint64_t>(f.SendTime())));
     p->AddPacketTag(tag);
   }
   switch (f.inner)
@@ -436,9 +444,6 @@ FromPacket(Ptr<const Packet> packet, uint16_t protocol)
   f->ackRequest = bth.GetAckReq();
   f->destQp = bth.GetDestQp();
   f->psn = bth.GetPsn();
-  SendTimeTag tag;
-  f->timed = p->PeekPacketTag(tag);
-  f->sendTime = f->timed ? tag.GetTime().GetTimeStep() : 0;
   // What follows the BTH, by opcode. A RETH is read where RoCEv2 puts one (first and only
   // packets of a write, when there is room for one); MRC's RETH on every packet is read as
   // payload on middle and last ones.
@@ -456,6 +461,11 @@ FromPacket(Ptr<const Packet> packet, uint16_t protocol)
   NS_ABORT_MSG_IF(udp.GetLength() < RoceUdpHeader::kSize + RoceBthHeader::kSize + f->InnerBytes(),
                   "FromPacket: UDP length " << udp.GetLength() << " too short for opcode 0x" << std::hex << int(op));
   f->payloadBytes = static_cast<uint16_t>(afterBth - f->InnerBytes());
+  SendTimeTag tag;
+  if (p->PeekPacketTag(tag))
+  {
+    f->SetSendTime(tag.GetTime().GetTimeStep());
+  }
   // A trimmed packet lost its inner header with the payload: its fields stay zero.
   if (p->GetSize() < f->InnerBytes())
   {

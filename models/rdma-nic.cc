@@ -149,8 +149,7 @@ RdmaNic::Serve(uint16_t port)
       ps.next = (ps.next + i + 1) % n;
       if (m_latency)
       {
-        frame->timed = true;
-        frame->sendTime = now.GetTimeStep();
+        frame->SetSendTime(now.GetTimeStep());
       }
       m_host->Send(std::move(frame), port);
       Schedule(port, wire->GetBusyUntil());
@@ -178,7 +177,7 @@ RdmaNic::ReceiveFrame(FramePtr frame, uint16_t port)
   // Full data packets only: more than 64 bytes after the BTH (a trimmed one has fewer).
   if (m_latency && f.timed && f.ipPayloadLength > RoceUdpHeader::kSize + RoceBthHeader::kSize + 64)
   {
-    m_latencyTrace(Simulator::Now() - TimeStep(static_cast<uint64_t>(f.sendTime)));
+    m_latencyTrace(Simulator::Now() - TimeStep(static_cast<uint64_t>(f.SendTime())));
   }
   auto it = m_qps.find(f.destQp);
   if (it == m_qps.end())

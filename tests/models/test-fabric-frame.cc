@@ -176,8 +176,7 @@ TEST_CASE("frame: a trimmed frame is cut to its IPv6 payload length and keeps it
   FramePtr f = MakeFrame(Spec());
   const uint32_t udpLength = f->ipPayloadLength;
   f->ipPayloadLength = 48; // an 88-byte trimmed frame: UDP, BTH, RETH and 12 payload bytes
-  f->timed = true;
-  f->sendTime = 4242;
+  f->SetSendTime(4242);
   Ptr<Packet> p = ToPacket(*f);
   CHECK(p->GetSize() == 88u);
   CHECK(f->PayloadReceived() == 12u);
@@ -193,7 +192,7 @@ TEST_CASE("frame: a trimmed frame is cut to its IPv6 payload length and keeps it
   CheckRoundTrip(*f);
   FramePtr back = FromPacket(p, FabricPort::kIpv6);
   CHECK(back->timed);
-  CHECK(back->sendTime == 4242);
+  CHECK(back->SendTime() == 4242);
   CHECK(back->payloadBytes == 4096);
 }
 
