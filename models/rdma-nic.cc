@@ -1,11 +1,15 @@
 #include "models/rdma-nic.h"
 
+#include "models/fabric-scheduler.h"
 #include "models/fabric-switch.h"
 #include "models/roce-udp-header.h"
 
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <iterator>
 
 namespace ns3
 {
@@ -40,14 +44,40 @@ RdmaNic::GetTypeId()
   return tid;
 }
 
+/// \brief A port's visit. It lists what the visit will touch, for FabricScheduler to prefetch:
+/// the NIC, its port, and the queue pair whose turn it is.
+class RdmaNic::ServeEvent : public PrefetchingEvent
+{
+public:
+  ServeEvent(RdmaNic* nic, uint16_t port)
+    : m_nic(nic),
+      m_port(port)
+  {
+  }
+
+  void Notify() override
+  {
+    m_nic->m_ports[m_port].pending = false;
+    m_nic->Serve(m_port);
+  }
+
+  RdmaNic* m_nic;
+  uint16_t m_port;
+};
+
 RdmaNic::RdmaNic() = default;
+
+RdmaNic::~RdmaNic() = default;
 
 void
 RdmaNic::DoDispose()
 {
   for (auto& ps : m_ports)
   {
-    Simulator::Cancel(ps.event);
+    if (ps.event)
+    {
+      ps.event->Cancel();
+    }
   }
   m_ports.clear();
   m_qps.clear();
@@ -74,9 +104,10 @@ RdmaNic::Attach(Ptr<FabricHost> host)
 void
 RdmaNic::AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn)
 {
-  NS_ABORT_MSG_IF(m_qps.count(qpn), "RdmaNic: QP number " << qpn << " already used on GPU " << GetGpu());
+  NS_ABORT_MSG_IF(FindQp(qpn), "RdmaNic: QP number " << qpn << " already used on GPU " << GetGpu());
   qp->Bind(this, qpn, remoteGpu, remoteQpn);
-  m_qps[qpn] = qp;
+  auto at = std::lower_bound(m_qps.begin(), m_qps.end(), qpn, [](const auto& e, uint32_t n) { return e.first < n; });
+  m_qps.insert(at, { qpn, qp });
   for (uint16_t p = 0; p < m_ports.size(); ++p)
   {
     if (qp->WantsPort(p))
@@ -89,8 +120,14 @@ RdmaNic::AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, u
 Ptr<RdmaQueuePair>
 RdmaNic::GetQueuePair(uint32_t qpn) const
 {
-  auto it = m_qps.find(qpn);
-  return it == m_qps.end() ? nullptr : it->second;
+  return FindQp(qpn);
+}
+
+RdmaQueuePair*
+RdmaNic::FindQp(uint32_t qpn) const
+{
+  auto at = std::lower_bound(m_qps.begin(), m_qps.end(), qpn, [](const auto& e, uint32_t n) { return e.first < n; });
+  return at != m_qps.end() && at->first == qpn ? PeekPointer(at->second) : nullptr;
 }
 
 void
@@ -104,15 +141,32 @@ void
 RdmaNic::Schedule(uint16_t port, Time at)
 {
   PortState& ps = m_ports[port];
-  if (ps.event.IsRunning())
+  if (ps.pending)
   {
-    if (Time(ps.event.GetTs()) <= at)
+    if (ps.due <= at)
     {
       return; // an earlier visit will look again
     }
-    ps.event.Cancel();
+    ps.event->Cancel();
+    ps.event = nullptr;
   }
-  ps.event = Simulator::Schedule(at - Simulator::Now(), &RdmaNic::Serve, this, port);
+  if (!ps.event)
+  {
+    ps.event = Create<ServeEvent>(this, port);
+  }
+  ServeEvent& event = *ps.event;
+  const auto* wire = reinterpret_cast<const char*>(m_host->PortAt(port));
+  const auto* qp = ps.qps.empty() ? nullptr : reinterpret_cast<const char*>(ps.qps[ps.next % ps.qps.size()]);
+  static_assert(PrefetchingEvent::kLines == 8, "the list below");
+  const void* lines[PrefetchingEvent::kLines] = { this, &ps, ps.qps.data(), wire, wire + 64, wire + 128,
+                                                  qp,   qp ? qp + 64 : nullptr };
+  std::copy(std::begin(lines), std::end(lines), event.m_prefetch);
+  ps.pending = true;
+  ps.due = at;
+  // The simulator releases one reference after the event runs; ours keeps the event alive.
+  event.Ref();
+  FabricScheduler::ExpectPrefetching(&event);
+  Simulator::Schedule(at - Simulator::Now(), &event);
 }
 
 void
@@ -179,13 +233,13 @@ RdmaNic::ReceiveFrame(FramePtr frame, uint16_t port)
   {
     m_latencyTrace(Simulator::Now() - TimeStep(static_cast<uint64_t>(f.SendTime())));
   }
-  auto it = m_qps.find(f.destQp);
-  if (it == m_qps.end())
+  RdmaQueuePair* qp = FindQp(f.destQp);
+  if (!qp)
   {
     ++m_unknownQp;
     return;
   }
-  it->second->Receive(RdmaRxInfo{ f, port });
+  qp->Receive(RdmaRxInfo{ f, port });
 }
 
 void

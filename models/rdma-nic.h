@@ -16,7 +16,7 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
-#include <map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -30,6 +30,7 @@ class RdmaNic
 public:
   static TypeId GetTypeId();
   RdmaNic();
+  ~RdmaNic() override;
 
   /// \brief Attaches the NIC to its host (takes over the host's receive and link callbacks).
   void Attach(Ptr<FabricHost> host);
@@ -72,15 +73,26 @@ private:
   void Schedule(uint16_t port, Time at);
   void Serve(uint16_t port);
 
+  class ServeEvent;
+
   struct PortState
   {
     std::vector<RdmaQueuePair*> qps; ///< QPs that may send on this port, served round-robin
     size_t next = 0;
-    EventId event;
+    /// The port's visit, scheduled again and again (no allocation per packet); replaced by a new
+    /// one only when a pending visit moves earlier (an ns-3 event cannot be un-cancelled).
+    Ptr<ServeEvent> event;
+    bool pending = false; ///< `event` is scheduled, at `due`
+    Time due;
   };
 
   Ptr<FabricHost> m_host;
-  std::map<uint32_t, Ptr<RdmaQueuePair>> m_qps;
+  /// \brief The QP numbered `qpn`, or null.
+  RdmaQueuePair* FindQp(uint32_t qpn) const;
+
+  /// QPs by number, sorted: a NIC has a few, and a lookup per received frame then reads one
+  /// array instead of a tree's nodes.
+  std::vector<std::pair<uint32_t, Ptr<RdmaQueuePair>>> m_qps;
   std::vector<PortState> m_ports;
   std::vector<int> m_planes; ///< plane of each NIC port
   const mrcsim::FabricRouting* m_routing = nullptr;
