@@ -145,7 +145,21 @@ FabricChannel::SetUp(bool up)
   m_up = up;
   if (!up)
   {
-    ++m_epoch;
+    // What is on the wire is lost now. A cancelled ns-3 event cannot run again, so a direction
+    // whose arrival was pending gets a new event for its next frame.
+    for (uint8_t dir = 0; dir < 2; ++dir)
+    {
+      while (!m_wire[dir].empty())
+      {
+        Drop(*m_wire[dir].take_front().frame, DropCause::LinkDown);
+      }
+      if (m_armed[dir])
+      {
+        m_deliver[dir]->Cancel();
+        m_deliver[dir] = nullptr;
+        m_armed[dir] = false;
+      }
+    }
   }
   if (m_traces)
     m_traces->linkState(up);
@@ -204,7 +218,7 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
     Drop(*frame, DropCause::RandomLoss);
     return false;
   }
-  m_wire[dir].push_back(InFlight{ std::move(frame), txEnd + m_arrivalDelay[dir], m_epoch });
+  m_wire[dir].push_back(InFlight{ std::move(frame), txEnd + m_arrivalDelay[dir] });
   if (!m_armed[dir])
   {
     Arm(dir);
@@ -245,14 +259,7 @@ FabricChannel::Deliver(uint8_t dir)
   // The sender's next frame cannot have arrived yet: start it (and any others due) now. Frames it
   // starts join the wire behind the ones already on it.
   m_ports[dir]->CatchUp();
-  if (head.epoch != m_epoch)
-  {
-    Drop(*head.frame, DropCause::LinkDown);
-  }
-  else
-  {
-    m_ports[1 - dir]->Receive(std::move(head.frame));
-  }
+  m_ports[1 - dir]->Receive(std::move(head.frame));
   if (!m_armed[dir] && !m_wire[dir].empty())
   {
     Arm(dir);

@@ -83,7 +83,6 @@ private:
   Ptr<FabricPort> m_ports[2];
   bool m_up = true;
   bool m_armed[2] = { false, false }; ///< the head's arrival event is scheduled
-  uint32_t m_epoch = 0;               ///< bumped on every down transition: older in-flight frames are lost
   /// A frame on the wire. Arrivals in one direction come in the order frames were sent (one
   /// delay, increasing end of transmission), so each direction is a FIFO with one pending
   /// event, for its head, instead of one event per frame.
@@ -91,7 +90,6 @@ private:
   {
     FramePtr frame;
     Time arrival;
-    uint32_t epoch = 0;
   };
   RingQueue<InFlight> m_wire[2];
   Time m_arrivalDelay[2];           ///< m_delay plus the ingress latency of the port each direction reaches
