@@ -40,14 +40,17 @@ EvStateName(EvState s)
 /// \brief One entropy value of a queue pair.
 struct MrcEv
 {
-  uint16_t id = 0;   ///< index in the QP's EV table (echoed in SACK/NACK)
-  uint16_t port = 0; ///< NIC port (plane)
-  int plane = 0;
-  bool active = false; ///< in the spraying set (else a backup, or out for probing)
-  EvState state = EvState::Good;
+  // 24 bytes: a QP has 128-256 of them, and a large run thousands of QPs.
+  uint16_t id = 0;      ///< index in the QP's EV table (echoed in SACK/NACK)
+  uint16_t port = 0;    ///< NIC port (plane)
   uint16_t entropy = 0; ///< UDP source port (entropy mode; also sent in SRv6 mode)
-  UsidList usids;       ///< SRv6 path (empty in entropy mode)
+  uint8_t plane = 0;    ///< a fabric has at most 64 planes
+  bool active = false;  ///< in the spraying set (else a backup, or out for probing)
+  EvState state = EvState::Good;
+  UsidList usids; ///< SRv6 path (empty in entropy mode)
 };
+
+static_assert(sizeof(MrcEv) == 24, "MrcEv: keep the EV table small");
 
 } // namespace ns3
 

@@ -154,7 +154,7 @@ MrcQueuePair::SetUp()
       ev.id = static_cast<uint16_t>(m_evs.size());
       NS_ABORT_MSG_IF(m_evs.size() >= 0x4000, "MrcQueuePair: at most 16384 EVs (14 bits of UDP source port)");
       ev.port = port;
-      ev.plane = plane;
+      ev.plane = static_cast<uint8_t>(plane);
       ev.entropy = static_cast<uint16_t>(0xC000 | ev.id);
       if (m_mode == Srv6)
       {
