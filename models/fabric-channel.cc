@@ -43,11 +43,7 @@ FabricChannel::GetTypeId()
 class FabricChannel::DeliverEvent : public PrefetchingEvent
 {
 public:
-  DeliverEvent(FabricChannel* channel, uint8_t dir)
-    : m_channel(channel),
-      m_dir(dir)
-  {
-  }
+  DeliverEvent(FabricChannel* channel, uint8_t dir) : m_channel(channel), m_dir(dir) {}
 
   void Notify() override { m_channel->Deliver(m_dir); }
 
@@ -242,8 +238,10 @@ FabricChannel::Arm(uint8_t dir)
   // The sender starts its next frame when this one arrives (see FabricPort).
   const auto* next = reinterpret_cast<const char*>(m_ports[dir]->PeekNext());
   static_assert(PrefetchingEvent::kLines == 8 && FabricPort::kHotBytes == 192, "the list below");
-  const void* lines[PrefetchingEvent::kLines] = { self + 64, &head, frame, frame + sizeof(FabricFrame) - 1,
-                                                  to + 64,   to + 128, next, next ? next + sizeof(FabricFrame) - 1 : nullptr };
+  const void* lines[PrefetchingEvent::kLines] = { self + 64, &head,
+                                                  frame,     frame + sizeof(FabricFrame) - 1,
+                                                  to + 64,   to + 128,
+                                                  next,      next ? next + sizeof(FabricFrame) - 1 : nullptr };
   std::copy(std::begin(lines), std::end(lines), event.m_prefetch);
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();

@@ -166,7 +166,8 @@ FabricPort::TxTime(uint32_t bytes) const
     rate = static_cast<uint64_t>(double(rate) * m_rateFactor);
   }
   m_txTimeBytes = bytes;
-  m_txTime = PicoSeconds(static_cast<int64_t>((static_cast<unsigned __int128>(bits) * 1000000000000ull + rate / 2) / rate));
+  m_txTime =
+    PicoSeconds(static_cast<int64_t>((static_cast<unsigned __int128>(bits) * 1000000000000ull + rate / 2) / rate));
   return m_txTime;
 }
 

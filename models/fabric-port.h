@@ -97,7 +97,7 @@ public:
   const FabricFrame* PeekNext() const
   {
     const int cls = NextClass();
-    return cls < 0 ? nullptr
+    return cls < 0                               ? nullptr
            : cls == PortQueueConfig::kMaxClasses ? m_macControl.Front().frame.Get()
                                                  : m_queues[cls].Front().frame.Get();
   }
@@ -211,12 +211,12 @@ private:
   Ptr<PortQueueConfig> m_config;
   Ptr<FabricChannel> m_channel;
   FabricPacketHandler* m_handler = nullptr;
-  uint8_t m_pausedMask = 0;      ///< classes the peer paused
-  uint8_t m_pauseSentMask = 0;   ///< classes this port paused upstream
+  uint8_t m_pausedMask = 0;    ///< classes the peer paused
+  uint8_t m_pauseSentMask = 0; ///< classes this port paused upstream
   bool m_lazy = true;
-  bool m_arrivalPending = false; ///< the last frame sent will arrive (and trigger a catch-up)
-  bool m_linkUp = false;         ///< the channel is attached and up (a copy of its state)
-  bool m_wakePending = false;    ///< m_wakeEvent is scheduled and has not run
+  bool m_arrivalPending = false;               ///< the last frame sent will arrive (and trigger a catch-up)
+  bool m_linkUp = false;                       ///< the channel is attached and up (a copy of its state)
+  bool m_wakePending = false;                  ///< m_wakeEvent is scheduled and has not run
   mutable uint32_t m_txTimeBytes = UINT32_MAX; ///< the size whose wire time m_txTime holds
   mutable Time m_txTime;
   uint64_t m_rateBps = 0;    ///< m_rate in bit/s

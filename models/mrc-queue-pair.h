@@ -194,7 +194,7 @@ private:
   uint32_t m_probeSeq = 0;
 
   // receiver
-  uint64_t m_cum = 0;                         ///< all below received
+  uint64_t m_cum = 0; ///< all below received
   /// A bit ring over [m_cum, m_cum + 64 * size): whether each packet there was received.
   std::vector<uint64_t> m_received;
   std::map<uint64_t, RxMessage> m_rxMessages; ///< by first sequence number

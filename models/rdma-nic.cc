@@ -49,11 +49,7 @@ RdmaNic::GetTypeId()
 class RdmaNic::ServeEvent : public PrefetchingEvent
 {
 public:
-  ServeEvent(RdmaNic* nic, uint16_t port)
-    : m_nic(nic),
-      m_port(port)
-  {
-  }
+  ServeEvent(RdmaNic* nic, uint16_t port) : m_nic(nic), m_port(port) {}
 
   void Notify() override
   {
@@ -158,8 +154,8 @@ RdmaNic::Schedule(uint16_t port, Time at)
   const auto* wire = reinterpret_cast<const char*>(m_host->PortAt(port));
   const auto* qp = ps.qps.empty() ? nullptr : reinterpret_cast<const char*>(ps.qps[ps.next % ps.qps.size()]);
   static_assert(PrefetchingEvent::kLines == 8, "the list below");
-  const void* lines[PrefetchingEvent::kLines] = { this, &ps, ps.qps.data(), wire, wire + 64, wire + 128,
-                                                  qp,   qp ? qp + 64 : nullptr };
+  const void* lines[PrefetchingEvent::kLines] = { this,       &ps, ps.qps.data(),         wire, wire + 64,
+                                                  wire + 128, qp,  qp ? qp + 64 : nullptr };
   std::copy(std::begin(lines), std::end(lines), event.m_prefetch);
   ps.pending = true;
   ps.due = at;

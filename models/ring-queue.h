@@ -22,19 +22,15 @@ template<typename T>
 class RingQueue
 {
 public:
-  RingQueue()
-    : m_size(0),
-      m_log2(0)
-  {
-  }
+  RingQueue() : m_size(0), m_log2(0) {}
 
   ~RingQueue() { clear(); }
 
   RingQueue(RingQueue&& other) noexcept
-    : m_ring(other.m_ring),
-      m_head(other.m_head),
-      m_size(other.m_size),
-      m_log2(other.m_log2)
+    : m_ring(other.m_ring)
+    , m_head(other.m_head)
+    , m_size(other.m_size)
+    , m_log2(other.m_log2)
   {
     other.Forget();
   }
