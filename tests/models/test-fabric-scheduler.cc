@@ -1,7 +1,8 @@
 // FabricScheduler against ns-3's MapScheduler: the same pop order under random inserts, removes
 // and pops (both used directly as objects, with equal time stamps common and extreme keys), and
 // the same event order in a small simulation driven by each (schedules, zero delays, contexts,
-// cancels, Simulator::Remove, and a switch of scheduler with events pending).
+// cancels, Simulator::Remove, events with prefetch lists, and a switch of scheduler with events
+// pending).
 #include "models/fabric-scheduler.h"
 #include "models/splitmix.h"
 
@@ -289,8 +290,19 @@ private:
     // the same time).
     static const int64_t kDelaysPs[] = { 0, 1000, 1000, 2000, 336000, 1000000, 1336000, 2000000 };
     const Time delay = PicoSeconds(kDelaysPs[r % 8]);
-    switch ((r >> 8) % 4)
+    switch ((r >> 8) % 5)
     {
+      case 4:
+      {
+        // An event with a prefetch list (FabricScheduler tags its entry), with null entries.
+        Ptr<Listed> event = Create<Listed>(this, tag);
+        event->m_prefetch[0] = this;
+        event->m_prefetch[PrefetchingEvent::kLines - 1] = &m_ids;
+        FabricScheduler::ExpectPrefetching(PeekPointer(event));
+        m_ids.push_back(Simulator::Schedule(delay, PeekPointer(event)));
+        event->Ref(); // the simulator's reference, released after the event runs
+        break;
+      }
       case 0:
         Simulator::ScheduleWithContext(static_cast<uint32_t>(r >> 32) % 16, delay, &Driver::Fire, this, tag);
         break;
@@ -302,6 +314,15 @@ private:
         break;
     }
   }
+
+  class Listed : public PrefetchingEvent
+  {
+  public:
+    Listed(Driver* driver, uint32_t tag) : m_driver(driver), m_tag(tag) {}
+    void Notify() override { m_driver->Fire(m_tag); }
+    Driver* m_driver;
+    uint32_t m_tag;
+  };
 
   static constexpr uint32_t kMaxEvents = 20000;
   uint64_t m_rng;
