@@ -8,9 +8,6 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
-#include <algorithm>
-#include <iterator>
-
 namespace ns3
 {
 
@@ -39,7 +36,8 @@ FabricChannel::GetTypeId()
 }
 
 /// \brief A direction's arrival event. It lists what the arrival will touch, for FabricScheduler
-/// to prefetch: the link, the head of its wire and the frame there, and both ports.
+/// to prefetch: the link, the head of its wire and the frame there, the receiving port, and the
+/// frame the sending port starts next.
 class FabricChannel::DeliverEvent : public PrefetchingEvent
 {
 public:
@@ -189,8 +187,13 @@ FabricChannel::SetRateFactor(const FabricPort* from, double factor)
   NS_ABORT_MSG_IF(factor <= 0 || factor > 1, "FabricChannel::SetRateFactor: factor " << factor << " outside (0, 1]");
   // Frames already due to start keep the rate they had.
   m_ports[Dir(from)]->CatchUp();
-  GetGray().rateFactor[Dir(from)] = factor;
-  m_ports[Dir(from)]->NotifyRateFactor(factor);
+  m_ports[Dir(from)]->SetRateFactor(factor);
+}
+
+double
+FabricChannel::GetRateFactor(const FabricPort* from) const
+{
+  return m_ports[Dir(from)]->GetRateFactor(); // the sending port keeps it: it times its frames
 }
 
 bool
@@ -237,12 +240,18 @@ FabricChannel::Arm(uint8_t dir)
   const auto* to = reinterpret_cast<const char*>(PeekPointer(m_ports[1 - dir]));
   // The sender starts its next frame when this one arrives (see FabricPort).
   const auto* next = reinterpret_cast<const char*>(m_ports[dir]->PeekNext());
-  static_assert(PrefetchingEvent::kLines == 8 && FabricPort::kHotBytes == 192, "the list below");
-  const void* lines[PrefetchingEvent::kLines] = { self + 64, &head,
-                                                  frame,     frame + sizeof(FabricFrame) - 1,
-                                                  to + 64,   to + 128,
-                                                  next,      next ? next + sizeof(FabricFrame) - 1 : nullptr };
-  std::copy(std::begin(lines), std::end(lines), event.m_prefetch);
+  // Of the receiving port's hot lines (FabricPort::kHotBytes) the two past its object header:
+  // listing the first as well, or the sending port's, measured slower (more prefetches than the
+  // memory system overlaps).
+  static_assert(FabricPort::kHotBytes == 256, "the port lines below");
+  event.SetPrefetch({ self + 64,
+                      &head,
+                      frame,
+                      frame + sizeof(FabricFrame) - 1,
+                      to + 64,
+                      to + 128,
+                      next,
+                      next ? next + sizeof(FabricFrame) - 1 : nullptr });
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();
   FabricScheduler::ExpectPrefetching(&event);

@@ -56,7 +56,7 @@ public:
   double GetLossRate(const FabricPort* from) const { return m_gray ? m_gray->loss[Dir(from)] : 0.0; }
   /// \brief Gray failure: the sending rate from `from` is the port rate times `factor` (0, 1].
   void SetRateFactor(const FabricPort* from, double factor);
-  double GetRateFactor(const FabricPort* from) const { return m_gray ? m_gray->rateFactor[Dir(from)] : 1.0; }
+  double GetRateFactor(const FabricPort* from) const;
 
   /// \brief Puts a frame on the wire, its last bit leaving at `txEnd` (now or later); it reaches
   /// the peer after the delay and the peer's ingress latency, unless the link is down, the frame
@@ -103,7 +103,6 @@ private:
   struct Gray
   {
     double loss[2] = { 0, 0 };
-    double rateFactor[2] = { 1, 1 };
     uint64_t rng = 0; ///< splitmix64 state for random loss, seeded on first use
   };
   Gray& GetGray();

@@ -72,8 +72,6 @@ FabricPort::SetChannel(Ptr<FabricChannel> channel)
 {
   m_channel = channel;
   m_linkUp = channel && channel->IsUp();
-  m_rateFactor = channel ? channel->GetRateFactor(this) : 1.0;
-  m_txTimeBytes = UINT32_MAX;
 }
 
 void
@@ -97,7 +95,7 @@ FabricPort::SetIngressLatency(Time latency)
 }
 
 void
-FabricPort::NotifyRateFactor(double factor)
+FabricPort::SetRateFactor(double factor)
 {
   m_rateFactor = factor;
   m_txTimeBytes = UINT32_MAX;

@@ -50,7 +50,7 @@ class alignas(64) FabricPort : public NetDevice
 {
 public:
   /// \brief The part of the object a frame's hop touches (for prefetching), from its start.
-  static constexpr std::size_t kHotBytes = 192;
+  static constexpr std::size_t kHotBytes = 256;
 
   static TypeId GetTypeId();
   FabricPort();
@@ -86,8 +86,10 @@ public:
   void Receive(FramePtr frame);
   /// \brief Called by the channel on a link state change.
   void NotifyLinkState(bool up);
-  /// \brief Called by the channel when its rate factor for frames sent from here changes.
-  void NotifyRateFactor(double factor);
+  /// \brief Gray failure: this port sends at its rate times `factor` (FabricChannel::SetRateFactor,
+  /// which validates it and catches the port up first).
+  void SetRateFactor(double factor);
+  double GetRateFactor() const { return m_rateFactor; }
   /// \brief Called by an egress port when a packet that came in here leaves (or is dropped).
   void ReleaseIngress(uint8_t cls, uint32_t bytes);
 
@@ -220,7 +222,7 @@ private:
   mutable uint32_t m_txTimeBytes = UINT32_MAX; ///< the size whose wire time m_txTime holds
   mutable Time m_txTime;
   uint64_t m_rateBps = 0;    ///< m_rate in bit/s
-  double m_rateFactor = 1.0; ///< the channel's gray-failure rate factor for this direction
+  double m_rateFactor = 1.0; ///< gray failure: the share of m_rate this port sends at
   std::array<uint32_t, PortQueueConfig::kMaxClasses> m_bytes{};
   /// Bytes of lossless (PFC) classes that came in here and are queued at other ports.
   std::array<uint32_t, PortQueueConfig::kMaxClasses> m_ingress{};

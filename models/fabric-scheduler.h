@@ -18,8 +18,12 @@
 #ifndef MRCSIM_MODELS_FABRIC_SCHEDULER_H
 #define MRCSIM_MODELS_FABRIC_SCHEDULER_H
 
+#include "ns3/abort.h"
 #include "ns3/event-impl.h"
 #include "ns3/scheduler.h"
+
+#include <algorithm>
+#include <initializer_list>
 
 #include <cstddef>
 #include <cstdint>
@@ -33,7 +37,15 @@ class PrefetchingEvent : public EventImpl
 {
 public:
   static constexpr std::size_t kLines = 8;
-  /// \brief Addresses (any byte of a cache line each); null entries are skipped.
+
+  /// \brief Sets the list: at most kLines addresses (any byte of a cache line each), null ones
+  /// skipped; entries not given are cleared.
+  void SetPrefetch(std::initializer_list<const void*> lines)
+  {
+    NS_ABORT_MSG_IF(lines.size() > kLines, "PrefetchingEvent: " << lines.size() << " lines, at most " << kLines);
+    std::fill(std::copy(lines.begin(), lines.end(), m_prefetch), m_prefetch + kLines, nullptr);
+  }
+
   const void* m_prefetch[kLines] = {};
 };
 

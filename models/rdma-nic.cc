@@ -9,7 +9,6 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <iterator>
 
 namespace ns3
 {
@@ -153,10 +152,7 @@ RdmaNic::Schedule(uint16_t port, Time at)
   ServeEvent& event = *ps.event;
   const auto* wire = reinterpret_cast<const char*>(m_host->PortAt(port));
   const auto* qp = ps.qps.empty() ? nullptr : reinterpret_cast<const char*>(ps.qps[ps.next % ps.qps.size()]);
-  static_assert(PrefetchingEvent::kLines == 8, "the list below");
-  const void* lines[PrefetchingEvent::kLines] = { this,       &ps, ps.qps.data(),         wire, wire + 64,
-                                                  wire + 128, qp,  qp ? qp + 64 : nullptr };
-  std::copy(std::begin(lines), std::end(lines), event.m_prefetch);
+  event.SetPrefetch({ this, &ps, ps.qps.data(), wire, wire + 64, wire + 128, qp, qp ? qp + 64 : nullptr });
   ps.pending = true;
   ps.due = at;
   // The simulator releases one reference after the event runs; ours keeps the event alive.
