@@ -1,6 +1,7 @@
 #include "models/fabric-channel.h"
 
 #include "models/fabric-port.h"
+#include "models/fabric-switch.h"
 #include "models/splitmix.h"
 
 #include "ns3/abort.h"
@@ -108,6 +109,7 @@ FabricChannel::RefreshArrivalDelay()
     const FabricPort* to = PeekPointer(m_ports[1 - dir]);
     m_arrivalDelay[dir] = m_delay + (to ? to->GetIngressLatency() : Time(0));
     m_context[dir] = to && to->GetNode() ? to->GetNode()->GetId() : 0;
+    m_toSwitch[dir] = to ? dynamic_cast<const FabricSwitch*>(PeekPointer(to->GetNode())) : nullptr;
   }
 }
 
@@ -178,7 +180,9 @@ void
 FabricChannel::SetLossRate(const FabricPort* from, double p)
 {
   NS_ABORT_MSG_IF(p < 0 || p > 1, "FabricChannel::SetLossRate: probability " << p << " outside [0, 1]");
-  GetGray().loss[Dir(from)] = p;
+  Gray& gray = GetGray();
+  gray.loss[Dir(from)] = p;
+  m_lossy = gray.loss[0] > 0 || gray.loss[1] > 0;
 }
 
 void
@@ -212,12 +216,13 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
     Drop(*frame, DropCause::LinkDown);
     return false;
   }
-  if (m_gray && m_gray->loss[dir] > 0 && DrawLoss(dir))
+  if (m_lossy && m_gray->loss[dir] > 0 && DrawLoss(dir))
   {
     Drop(*frame, DropCause::RandomLoss);
     return false;
   }
-  m_wire[dir].push_back(InFlight{ std::move(frame), txEnd + m_arrivalDelay[dir] });
+  const FabricPort* egress = m_toSwitch[dir] ? m_toSwitch[dir]->UsidEgress(*frame) : nullptr;
+  m_wire[dir].push_back(InFlight{ std::move(frame), txEnd + m_arrivalDelay[dir], egress });
   if (!m_armed[dir])
   {
     Arm(dir);
@@ -237,21 +242,26 @@ FabricChannel::Arm(uint8_t dir)
   const InFlight& head = m_wire[dir].front();
   const auto* self = reinterpret_cast<const char*>(this);
   const auto* frame = reinterpret_cast<const char*>(head.frame.Get());
+  const auto* from = reinterpret_cast<const char*>(PeekPointer(m_ports[dir]));
   const auto* to = reinterpret_cast<const char*>(PeekPointer(m_ports[1 - dir]));
-  // The sender starts its next frame when this one arrives (see FabricPort).
-  const auto* next = reinterpret_cast<const char*>(m_ports[dir]->PeekNext());
-  // Of the receiving port's hot lines (FabricPort::kHotBytes) the two past its object header:
-  // listing the first as well, or the sending port's, measured slower (more prefetches than the
-  // memory system overlaps).
+  // The arrival catches the sender up: it starts its next frame (see FabricPort), reading the
+  // sender's first two lines, the queue entry and the frame. The receiving port's first line is
+  // all its Receive reads. A switch then forwards the frame: the first two lines of its egress
+  // port (Enqueue's), known from the frame's uSID when it was sent, are listed last.
+  const QueuedPacket* next = m_ports[dir]->PeekNext();
   static_assert(FabricPort::kHotBytes == 256, "the port lines below");
-  event.SetPrefetch({ self + 64,
+  event.SetPrefetch({ self,
+                      self + 64,
+                      self + 128,
                       &head,
                       frame,
-                      frame + sizeof(FabricFrame) - 1,
-                      to + 64,
-                      to + 128,
+                      to,
+                      from,
+                      from + 64,
                       next,
-                      next ? next + sizeof(FabricFrame) - 1 : nullptr });
+                      next ? next->frame.Get() : nullptr,
+                      head.egress,
+                      head.egress ? reinterpret_cast<const char*>(head.egress) + 64 : nullptr });
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();
   FabricScheduler::ExpectPrefetching(&event);

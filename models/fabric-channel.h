@@ -23,6 +23,7 @@ namespace ns3
 {
 
 class FabricPort;
+class FabricSwitch;
 
 /// \brief Full-duplex link with one scheduled event per direction: the arrival of the frame at the
 /// head of that direction's wire.
@@ -79,10 +80,17 @@ private:
 
   class DeliverEvent;
 
-  // The members a frame's arrival touches come first.
+  // The members a frame's transmission and arrival touch come first: a transmission reads the
+  // object's first two cache lines (the class is line-aligned), an arrival those and the third
+  // (m_context, to schedule the next one); the arrival event lists all three for prefetching.
   Ptr<FabricPort> m_ports[2];
   bool m_up = true;
   bool m_armed[2] = { false, false }; ///< the head's arrival event is scheduled
+  bool m_lossy = false;               ///< a direction has a random-loss rate (see m_gray)
+  /// The arrival event of each direction, made once and scheduled again and again (no
+  /// allocation per frame). The simulator holds a reference while it is pending, so a channel
+  /// destroyed before the simulator leaves no dangling event.
+  Ptr<DeliverEvent> m_deliver[2];
   /// A frame on the wire. Arrivals in one direction come in the order frames were sent (one
   /// delay, increasing end of transmission), so each direction is a FIFO with one pending
   /// event, for its head, instead of one event per frame.
@@ -90,14 +98,14 @@ private:
   {
     FramePtr frame;
     Time arrival;
+    /// The port the frame will leave the next switch by, when its uSID names it: a prefetch
+    /// hint worked out while the frame is in cache (null when unknown).
+    const FabricPort* egress;
   };
   RingQueue<InFlight> m_wire[2];
-  Time m_arrivalDelay[2];           ///< m_delay plus the ingress latency of the port each direction reaches
+  Time m_arrivalDelay[2]; ///< m_delay plus the ingress latency of the port each direction reaches
+  const FabricSwitch* m_toSwitch[2] = { nullptr, nullptr }; ///< the switch each direction reaches, if any
   uint32_t m_context[2] = { 0, 0 }; ///< node id of the port each direction reaches (event context)
-  /// The arrival event of each direction, made once and scheduled again and again (no
-  /// allocation per frame). The simulator holds a reference while it is pending, so a channel
-  /// destroyed before the simulator leaves no dangling event.
-  Ptr<DeliverEvent> m_deliver[2];
   Time m_delay;
   /// Gray-failure state, allocated only for links that have one.
   struct Gray

@@ -95,13 +95,12 @@ public:
 
   /// \brief Starts every frame whose start time has passed (see the file comment).
   void CatchUp();
-  /// \brief The frame this port will start next, if one is queued (a hint for prefetching).
-  const FabricFrame* PeekNext() const
+  /// \brief The queue entry this port will start next, if one is queued (a hint for
+  /// prefetching: the entry and its frame are what the start reads).
+  const QueuedPacket* PeekNext() const
   {
     const int cls = NextClass();
-    return cls < 0                               ? nullptr
-           : cls == PortQueueConfig::kMaxClasses ? m_macControl.Front().frame.Get()
-                                                 : m_queues[cls].Front().frame.Get();
+    return cls < 0 ? nullptr : cls == PortQueueConfig::kMaxClasses ? &m_macControl.Front() : &m_queues[cls].Front();
   }
 
   // ---- state ---------------------------------------------------------------------------------
@@ -209,10 +208,11 @@ private:
 
   // The members a frame's hop touches come first, in the object's first four cache lines (the
   // class is line-aligned), so that FabricChannel can prefetch them before the frame arrives.
+  FabricPacketHandler* m_handler = nullptr; // with m_pcap, all that Receive reads of the port
+  Ptr<PcapFileWrapper> m_pcap;
   Time m_busyUntil; ///< the wire is busy until then
   Ptr<PortQueueConfig> m_config;
   Ptr<FabricChannel> m_channel;
-  FabricPacketHandler* m_handler = nullptr;
   uint8_t m_pausedMask = 0;    ///< classes the peer paused
   uint8_t m_pauseSentMask = 0; ///< classes this port paused upstream
   bool m_lazy = true;
@@ -230,7 +230,6 @@ private:
   PacketFifo m_macControl; ///< PFC frames, sent before anything else and never paused
   uint64_t m_txPackets = 0;
   uint64_t m_txBytes = 0;
-  Ptr<PcapFileWrapper> m_pcap;
   std::unique_ptr<Traces> m_traces;
 
   Node* m_node = nullptr;

@@ -33,10 +33,10 @@ namespace ns3
 
 /// \brief An event that lists the memory it will touch (see the file comment). The list may name
 /// memory freed meanwhile: a prefetch never faults.
-class PrefetchingEvent : public EventImpl
+class alignas(64) PrefetchingEvent : public EventImpl
 {
 public:
-  static constexpr std::size_t kLines = 8;
+  static constexpr std::size_t kLines = 12;
 
   /// \brief Sets the list: at most kLines addresses (any byte of a cache line each), null ones
   /// skipped; entries not given are cleared.

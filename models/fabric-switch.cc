@@ -163,28 +163,28 @@ FabricSwitch::HandleFrame(FabricPort& in, FramePtr frame)
   }
   --f.hopLimit;
 
-  int egress;
-  DropCause cause = DropCause::NoRoute;
+  FabricPort* egress;
   if (IsUsidAddress(f.dst))
   {
-    const uint16_t usid = f.ActiveUsid();
-    egress = f.Locator() == m_locator && usid != 0 && usid <= m_ports.size() ? usid - 1 : -1;
-    cause = DropCause::BadUsid;
-    if (egress >= 0)
+    egress = UsidEgress(f);
+    if (!egress)
     {
-      f.ShiftUsid();
+      Drop(f, DropCause::BadUsid);
+      return;
     }
+    f.ShiftUsid();
   }
   else
   {
-    egress = EcmpEgress(f);
+    const int port = EcmpEgress(f);
+    if (port < 0)
+    {
+      Drop(f, DropCause::NoRoute);
+      return;
+    }
+    egress = PeekPointer(m_ports[port]);
   }
-  if (egress < 0)
-  {
-    Drop(f, cause);
-    return;
-  }
-  FabricPort& out = *m_ports[egress];
+  FabricPort& out = *egress;
   if (!out.IsLinkUp())
   {
     Drop(f, DropCause::NextHopDown);

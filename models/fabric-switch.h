@@ -7,6 +7,7 @@
 #define MRCSIM_MODELS_FABRIC_SWITCH_H
 
 #include "models/drop-cause.h"
+#include "models/fabric-address.h"
 #include "models/fabric-port.h"
 #include "models/ipv6-usid-header.h"
 
@@ -41,6 +42,17 @@ public:
   uint16_t NumPorts() const { return static_cast<uint16_t>(m_ports.size()); }
   mrcsim::VertexId GetVertex() const { return m_vertex; }
   int GetPlane() const { return m_plane; }
+  /// \brief The port a frame addressed to one of this switch's uSIDs leaves by (the active uSID
+  /// names it), or null if the frame is not addressed so.
+  FabricPort* UsidEgress(const FabricFrame& frame) const
+  {
+    if (!IsUsidAddress(frame.dst) || frame.Locator() != m_locator)
+    {
+      return nullptr;
+    }
+    const uint16_t usid = frame.ActiveUsid();
+    return usid != 0 && usid <= m_ports.size() ? PeekPointer(m_ports[usid - 1]) : nullptr;
+  }
   Time GetForwardingLatency() const { return m_latency; }
 
   /// \brief Whether ECMP may use a port (false once the failure of its link is detected).

@@ -371,8 +371,9 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   t.lost = false;
   t.trimmed = false;
   t.resent = resend;
+  ++t.sends;
   AddInflight(t, true);
-  m_sendOrder.push_back({ seq, t.sentAt });
+  m_sendOrder.push_back({ static_cast<uint32_t>(seq), t.sends });
   ++m_packetsSent;
   m_dataSentTrace(m_qpn, static_cast<uint32_t>(seq & kPsnMask), ev.id, ev.plane, resend);
   if (!m_timer.IsRunning())
@@ -483,9 +484,9 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
   // before a packet now acknowledged (RACK). Sends are in time order, so only the front counts.
   if (!ackedSentAt.IsZero())
   {
-    while (!m_error && PruneSendOrder() && m_sendOrder.front().sentAt + m_reorderWindow < ackedSentAt)
+    while (!m_error && PruneSendOrder() && Tx(FrontSeq()).sentAt + m_reorderWindow < ackedSentAt)
     {
-      const uint64_t s = m_sendOrder.front().seq;
+      const uint64_t s = FrontSeq();
       m_sendOrder.pop_front();
       DeclareLost(s);
     }
@@ -618,10 +619,11 @@ MrcQueuePair::PruneSendOrder()
   while (!m_sendOrder.empty())
   {
     const SendRecord& r = m_sendOrder.front();
-    if (Tracked(r.seq))
+    const uint64_t seq = RecordSeq(r);
+    if (Tracked(seq))
     {
-      const TxState& t = Tx(r.seq);
-      if (!t.acked && !t.lost && t.sentAt == r.sentAt)
+      const TxState& t = Tx(seq);
+      if (!t.acked && !t.lost && t.sends == r.sends)
       {
         return true;
       }
@@ -639,7 +641,7 @@ MrcQueuePair::ArmTimer()
   {
     return;
   }
-  const Time at = std::max(m_sendOrder.front().sentAt + m_rto, Simulator::Now());
+  const Time at = std::max(Tx(FrontSeq()).sentAt + m_rto, Simulator::Now());
   Simulator::Cancel(m_timer);
   m_timer = Simulator::Schedule(at - Simulator::Now(), &MrcQueuePair::OnTimer, this);
 }
@@ -653,9 +655,9 @@ MrcQueuePair::OnTimer()
   }
   const Time now = Simulator::Now();
   bool fired = false;
-  while (!m_error && PruneSendOrder() && m_sendOrder.front().sentAt + m_rto <= now)
+  while (!m_error && PruneSendOrder() && Tx(FrontSeq()).sentAt + m_rto <= now)
   {
-    const uint64_t s = m_sendOrder.front().seq;
+    const uint64_t s = FrontSeq();
     m_sendOrder.pop_front();
     DeclareLost(s);
     fired = true;

@@ -92,16 +92,19 @@ private:
     uint64_t acked = 0;
     Time posted;
   };
+  /// The sender's state of one packet (16 bytes: one per packet outstanding).
   struct TxState
   {
-    Time sentAt;
+    TxState() : acked(false), lost(false), trimmed(false), resent(false) {}
+    Time sentAt;       ///< of the latest send
     uint16_t size = 0; ///< bytes of the packet (MTU at most 9000, headers included)
     uint16_t ev = 0;
+    uint16_t sends = 0; ///< times sent, modulo 2^16: tells the latest send's SendRecord from older ones
     uint8_t retries = 0;
-    bool acked = false;
-    bool lost = false;    ///< declared lost, waiting in m_retx
-    bool trimmed = false; ///< NACKed as trimmed, waiting in m_retx
-    bool resent = false;
+    bool acked : 1;
+    bool lost : 1;    ///< declared lost, waiting in m_retx
+    bool trimmed : 1; ///< NACKed as trimmed, waiting in m_retx
+    bool resent : 1;
   };
   struct RxMessage
   {
@@ -134,6 +137,8 @@ private:
   uint64_t PortShare() const;
   /// \brief Drops stale records at the front of m_sendOrder; true if one is left.
   bool PruneSendOrder();
+  /// \brief The packet of the record at the front of m_sendOrder (after PruneSendOrder).
+  uint64_t FrontSeq() const { return RecordSeq(m_sendOrder.front()); }
   void ArmTimer();
   void OnTimer();
   void StartProbes();
@@ -181,10 +186,16 @@ private:
   /// and the timer in amortised O(1) per packet.
   struct SendRecord
   {
-    uint64_t seq;
-    Time sentAt;
+    uint32_t seq;   ///< low 32 bits of the sequence number (see RecordSeq)
+    uint16_t sends; ///< TxState::sends of this send; it is stale once they differ
   };
   RingQueue<SendRecord> m_sendOrder;
+  /// \brief The sequence number of a record: the one with its low 32 bits at or above m_base
+  /// (a stale record below m_base maps far above m_sndNxt, so it is not Tracked).
+  uint64_t RecordSeq(const SendRecord& r) const
+  {
+    return m_base + static_cast<uint32_t>(r.seq - static_cast<uint32_t>(m_base));
+  }
   std::set<uint64_t> m_retx; ///< lost, to resend oldest first
   uint64_t m_inflight = 0;
   std::vector<uint64_t> m_portInflight; ///< by NIC port
