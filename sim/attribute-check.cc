@@ -52,6 +52,60 @@ FormatProblem(const std::string& valueType, const std::string& text)
   return "";
 }
 
+/// String attributes whose value names an ns-3 type, and the base class that type must have.
+/// Their StringValue checker accepts any text; the model looks the name up only when it builds
+/// a queue pair, where an unknown one could only abort.
+struct TypeNamingAttribute
+{
+  const char* type;
+  const char* attribute;
+  const char* base;
+};
+
+constexpr TypeNamingAttribute kTypeNamingAttributes[] = {
+  { "ns3::MrcQueuePair", "EvSelector", "ns3::EvSelector" },
+  { "ns3::MrcQueuePair", "CongestionControl", "ns3::MrcCongestionControl" },
+};
+
+/// \brief The registered types derived from `base` that can be created, as "a", "b", ...
+std::string
+ConcreteSubtypes(ns3::TypeId base)
+{
+  std::string list;
+  for (uint16_t i = 0; i < ns3::TypeId::GetRegisteredN(); ++i)
+  {
+    const ns3::TypeId tid = ns3::TypeId::GetRegistered(i);
+    if (tid != base && tid.IsChildOf(base) && tid.HasConstructor())
+    {
+      list += (list.empty() ? "\"" : ", \"") + tid.GetName() + "\"";
+    }
+  }
+  return list;
+}
+
+/// \brief Why `value` cannot name the type of a type-naming attribute, or "" if it can (or the
+/// attribute does not name a type).
+std::string
+TypeNameProblem(ns3::TypeId owner, const std::string& attribute, const std::string& value)
+{
+  for (const TypeNamingAttribute& a : kTypeNamingAttributes)
+  {
+    ns3::TypeId type;
+    if (attribute != a.attribute || !ns3::TypeId::LookupByNameFailSafe(a.type, &type) ||
+        (owner != type && !owner.IsChildOf(type)))
+    {
+      continue;
+    }
+    const ns3::TypeId base = ns3::TypeId::LookupByName(a.base);
+    ns3::TypeId named;
+    if (!ns3::TypeId::LookupByNameFailSafe(value, &named) || !named.IsChildOf(base) || !named.HasConstructor())
+    {
+      return "expected the name of a type derived from " + std::string(a.base) + ": one of " + ConcreteSubtypes(base);
+    }
+  }
+  return "";
+}
+
 } // namespace
 
 std::optional<std::string>
@@ -75,6 +129,11 @@ CheckAttributeDefault(const std::string& name, const std::string& value)
   if (!problem.empty())
   {
     return "\"" + value + "\": " + problem + " (" + info.help + ")";
+  }
+  const std::string typeProblem = TypeNameProblem(tid, attribute, value);
+  if (!typeProblem.empty())
+  {
+    return "\"" + value + "\": " + typeProblem;
   }
   if (!info.checker->CreateValidValue(ns3::StringValue(value)))
   {

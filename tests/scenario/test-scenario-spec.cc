@@ -87,6 +87,14 @@ BadCases()
     { b + "attribute-bad-time.json",
       {},
       "at /transport/attributes/ns3::MrcQueuePair::RetransmitTimeout: \"5 apples\": expected a time" },
+    { b + "attribute-unknown-selector.json",
+      {},
+      "at /transport/attributes/ns3::MrcQueuePair::EvSelector: \"ns3::RoundRobin\": expected the name of a type "
+      "derived from ns3::EvSelector: one of " },
+    { b + "attribute-wrong-base.json",
+      {},
+      "at /transport/attributes/ns3::MrcQueuePair::CongestionControl: \"ns3::RoundRobinEvSelector\": expected the "
+      "name of a type derived from ns3::MrcCongestionControl: one of \"ns3::NsccCongestionControl\"" },
     { b + "attribute-unknown.json",
       {},
       "at /transport/attributes/ns3::MrcQueuePair::EvCountt: type ns3::MrcQueuePair has no attribute \"EvCountt\"" },
