@@ -44,7 +44,7 @@ class FabricChannel::DeliverEvent : public PrefetchingEvent
 public:
   DeliverEvent(FabricChannel* channel, uint8_t dir) : m_channel(channel), m_dir(dir) {}
 
-  void Notify() override { m_channel->Deliver(m_dir); }
+  void Notify() override { m_channel->Deliver(m_dir, *this); }
 
   FabricChannel* m_channel;
   uint8_t m_dir;
@@ -225,43 +225,53 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
   m_wire[dir].push_back(InFlight{ std::move(frame), txEnd + m_arrivalDelay[dir], egress });
   if (!m_armed[dir])
   {
-    Arm(dir);
+    Arm(dir, DeliverEventOf(dir));
   }
   return true;
 }
 
-void
-FabricChannel::Arm(uint8_t dir)
+FabricChannel::DeliverEvent&
+FabricChannel::DeliverEventOf(uint8_t dir)
 {
-  m_armed[dir] = true;
   if (!m_deliver[dir])
   {
     m_deliver[dir] = Create<DeliverEvent>(this, dir);
   }
-  DeliverEvent& event = *m_deliver[dir];
+  return *m_deliver[dir];
+}
+
+void
+FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
+{
+  m_armed[dir] = true;
   const InFlight& head = m_wire[dir].front();
   const auto* self = reinterpret_cast<const char*>(this);
   const auto* frame = reinterpret_cast<const char*>(head.frame.Get());
   const auto* from = reinterpret_cast<const char*>(PeekPointer(m_ports[dir]));
   const auto* to = reinterpret_cast<const char*>(PeekPointer(m_ports[1 - dir]));
   // The arrival catches the sender up: it starts its next frame (see FabricPort), reading the
-  // sender's first two lines, the queue entry and the frame. The receiving port's first line is
-  // all its Receive reads. A switch then forwards the frame: the first two lines of its egress
-  // port (Enqueue's), known from the frame's uSID when it was sent, are listed last.
+  // sender's hot lines, the queue entry and the frame. The receiving port's first line is all its
+  // Receive reads. A switch then forwards the frame: the hot lines of its egress port, known from
+  // the frame's uSID when it was sent, are listed last. (The egress port's own next entry and
+  // frame, which a catch-up there reads, are one load too deep to list.)
   const QueuedPacket* next = m_ports[dir]->PeekNext();
+  const auto* egress = reinterpret_cast<const char*>(head.egress);
   static_assert(FabricPort::kHotBytes == 256, "the port lines below");
   event.SetPrefetch({ self,
                       self + 64,
-                      self + 128,
                       &head,
                       frame,
                       to,
                       from,
                       from + 64,
+                      from + 128,
+                      from + 192,
                       next,
                       next ? next->frame.Get() : nullptr,
-                      head.egress,
-                      head.egress ? reinterpret_cast<const char*>(head.egress) + 64 : nullptr });
+                      egress,
+                      egress ? egress + 64 : nullptr,
+                      egress ? egress + 128 : nullptr,
+                      egress ? egress + 192 : nullptr });
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();
   FabricScheduler::ExpectPrefetching(&event);
@@ -269,7 +279,7 @@ FabricChannel::Arm(uint8_t dir)
 }
 
 void
-FabricChannel::Deliver(uint8_t dir)
+FabricChannel::Deliver(uint8_t dir, DeliverEvent& event)
 {
   m_armed[dir] = false;
   InFlight head = m_wire[dir].take_front();
@@ -279,7 +289,7 @@ FabricChannel::Deliver(uint8_t dir)
   m_ports[1 - dir]->Receive(std::move(head.frame));
   if (!m_armed[dir] && !m_wire[dir].empty())
   {
-    Arm(dir);
+    Arm(dir, event);
   }
 }
 

@@ -73,24 +73,20 @@ protected:
 
 private:
   uint8_t Dir(const FabricPort* from) const { return from == PeekPointer(m_ports[0]) ? 0 : 1; }
-  void Deliver(uint8_t dir);
-  void Arm(uint8_t dir);
+  class DeliverEvent;
+  void Deliver(uint8_t dir, DeliverEvent& event);
+  /// \brief Schedules `event` (direction dir's) for the arrival of the frame at the head of the wire.
+  void Arm(uint8_t dir, DeliverEvent& event);
+  DeliverEvent& DeliverEventOf(uint8_t dir);
   void Drop(const FabricFrame& frame, DropCause cause);
   bool DrawLoss(uint8_t dir);
 
-  class DeliverEvent;
-
-  // The members a frame's transmission and arrival touch come first: a transmission reads the
-  // object's first two cache lines (the class is line-aligned), an arrival those and the third
-  // (m_context, to schedule the next one); the arrival event lists all three for prefetching.
+  // The members a frame's transmission and arrival touch come first, in the object's first two
+  // cache lines (the class is line-aligned), which the arrival event lists for prefetching.
   Ptr<FabricPort> m_ports[2];
   bool m_up = true;
   bool m_armed[2] = { false, false }; ///< the head's arrival event is scheduled
   bool m_lossy = false;               ///< a direction has a random-loss rate (see m_gray)
-  /// The arrival event of each direction, made once and scheduled again and again (no
-  /// allocation per frame). The simulator holds a reference while it is pending, so a channel
-  /// destroyed before the simulator leaves no dangling event.
-  Ptr<DeliverEvent> m_deliver[2];
   /// A frame on the wire. Arrivals in one direction come in the order frames were sent (one
   /// delay, increasing end of transmission), so each direction is a FIFO with one pending
   /// event, for its head, instead of one event per frame.
@@ -106,6 +102,10 @@ private:
   Time m_arrivalDelay[2]; ///< m_delay plus the ingress latency of the port each direction reaches
   const FabricSwitch* m_toSwitch[2] = { nullptr, nullptr }; ///< the switch each direction reaches, if any
   uint32_t m_context[2] = { 0, 0 }; ///< node id of the port each direction reaches (event context)
+  /// The arrival event of each direction, made once and scheduled again and again (no
+  /// allocation per frame). The simulator holds a reference while it is pending, so a channel
+  /// destroyed before the simulator leaves no dangling event.
+  Ptr<DeliverEvent> m_deliver[2];
   Time m_delay;
   /// Gray-failure state, allocated only for links that have one.
   struct Gray

@@ -309,7 +309,9 @@ FabricPort::NextClass() const
   {
     return PortQueueConfig::kMaxClasses;
   }
-  for (uint8_t cls = 0; cls < m_config->NumClasses(); ++cls)
+  // Classes past the configured ones are always empty (Enqueue refuses them): all are looked
+  // at, which spares reading the configuration.
+  for (uint8_t cls = 0; cls < PortQueueConfig::kMaxClasses; ++cls)
   {
     if (!m_queues[cls].Empty() && !IsPaused(cls))
     {
