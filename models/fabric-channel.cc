@@ -221,8 +221,7 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
     Drop(*frame, DropCause::RandomLoss);
     return false;
   }
-  const FabricPort* egress = m_toSwitch[dir] ? m_toSwitch[dir]->UsidEgress(*frame) : nullptr;
-  m_wire[dir].push_back(InFlight{ std::move(frame), txEnd + m_arrivalDelay[dir], egress });
+  m_wire[dir].push_back(InFlight{ std::move(frame), txEnd + m_arrivalDelay[dir] });
   if (!m_armed[dir])
   {
     Arm(dir, DeliverEventOf(dir));
@@ -246,21 +245,24 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   m_armed[dir] = true;
   const InFlight& head = m_wire[dir].front();
   const auto* self = reinterpret_cast<const char*>(this);
-  const auto* frame = reinterpret_cast<const char*>(head.frame.Get());
   const auto* from = reinterpret_cast<const char*>(PeekPointer(m_ports[dir]));
   const auto* to = reinterpret_cast<const char*>(PeekPointer(m_ports[1 - dir]));
   // The arrival catches the sender up: it starts its next frame (see FabricPort), reading the
   // sender's hot lines, the queue entry and the frame. The receiving port's first line is all its
-  // Receive reads. A switch then forwards the frame: the hot lines of its egress port, known from
-  // the frame's uSID when it was sent, are listed last. (The egress port's own next entry and
-  // frame, which a catch-up there reads, are one load too deep to list.)
+  // Receive reads. A switch then forwards the frame: the hot lines of the port its uSID names
+  // are listed last. The head frame is in cache here (just sent, or listed by the arrival before
+  // this one, as the frame behind the head), so reading its uSID costs no miss. (The egress port's
+  // own next entry and frame, which a catch-up there reads, are one load too deep to list.)
   const QueuedPacket* next = m_ports[dir]->PeekNext();
-  const auto* egress = reinterpret_cast<const char*>(head.egress);
+  const FabricFrame* behind = m_wire[dir].size() > 1 ? m_wire[dir][1].frame.Get() : nullptr;
+  const auto* egress =
+    reinterpret_cast<const char*>(m_toSwitch[dir] ? m_toSwitch[dir]->UsidEgress(*head.frame) : nullptr);
   static_assert(FabricPort::kHotBytes == 256, "the port lines below");
   event.SetPrefetch({ self,
                       self + 64,
                       &head,
-                      frame,
+                      head.frame.Get(),
+                      behind,
                       to,
                       from,
                       from + 64,

@@ -94,9 +94,6 @@ private:
   {
     FramePtr frame;
     Time arrival;
-    /// The port the frame will leave the next switch by, when its uSID names it: a prefetch
-    /// hint worked out while the frame is in cache (null when unknown).
-    const FabricPort* egress;
   };
   RingQueue<InFlight> m_wire[2];
   Time m_arrivalDelay[2]; ///< m_delay plus the ingress latency of the port each direction reaches
