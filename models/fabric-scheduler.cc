@@ -230,15 +230,22 @@ FabricScheduler::PrefetchAhead() const
       }
     }
   }
-  // The root's children hold the event after it: their EventImpls (and lists), one step earlier.
-  const std::size_t end = m_size < 5 ? m_size : 5;
-  for (std::size_t i = 1; i < end; ++i)
+  // The earliest of the root's children is the event after it (unless one sooner is scheduled
+  // meanwhile): its EventImpl (and list), one step earlier. Only that one: prefetches issued in
+  // a burst wait for each other once the core's outstanding misses are at their limit.
+  if (m_size > 1)
   {
-    const char* impl = reinterpret_cast<const char*>(m_heap[i].impl & ~kPrefetching);
+    const Entry& after = m_heap[EarliestChild(0)];
+    const char* impl = reinterpret_cast<const char*>(after.impl & ~kPrefetching);
     __builtin_prefetch(impl);
-    if (m_heap[i].impl & kPrefetching)
+    if (after.impl & kPrefetching)
     {
-      __builtin_prefetch(impl + sizeof(PrefetchingEvent) - 1);
+      // The whole object: the list, and the members of the event's class that follow it (the
+      // class is line-aligned, and a subclass's few members fit in its last line).
+      for (std::size_t line = 64; line < sizeof(PrefetchingEvent); line += 64)
+      {
+        __builtin_prefetch(impl + line);
+      }
     }
   }
 }

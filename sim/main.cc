@@ -5,7 +5,11 @@
 
 #include "ns3/nstime.h"
 
+#include <cstdlib>
 #include <iostream>
+#include <string>
+
+#include <unistd.h>
 
 namespace
 {
@@ -19,11 +23,41 @@ commands:
 run `mrcsim <command> --help` for its options.
 )";
 
+/// \brief Re-executes this program with glibc's malloc asking for transparent huge pages
+/// (glibc.malloc.hugetlb=1), unless that tunable is already set or MRCSIM_HUGE_PAGES=0.
+///
+/// A large fabric's packet-hops touch memory spread over hundreds of megabytes: with 4 KiB pages
+/// most touches also miss the TLB, and each prefetch waits for a page walk. Huge pages made
+/// perm-8192 about 5% faster (interleaved runs). Kernels whose THP mode is "madvise" (Debian's
+/// default) need the request; with "always" it changes nothing, with "never" nothing either.
+/// Results do not depend on it. If the re-execution fails, the run goes on as it is.
+void
+RequestHugePages(char** argv)
+{
+  const char* opt = std::getenv("MRCSIM_HUGE_PAGES");
+  if (opt && std::string(opt) == "0")
+  {
+    return;
+  }
+  const char* current = std::getenv("GLIBC_TUNABLES");
+  std::string tunables = current ? current : "";
+  if (tunables.find("glibc.malloc.hugetlb") != std::string::npos)
+  {
+    return;
+  }
+  tunables += (tunables.empty() ? "" : ":") + std::string("glibc.malloc.hugetlb=1");
+  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) == 0)
+  {
+    execv("/proc/self/exe", argv);
+  }
+}
+
 } // namespace
 
 int
 main(int argc, char** argv)
 {
+  RequestHugePages(argv);
   if (argc < 2)
   {
     std::cerr << kUsage;
