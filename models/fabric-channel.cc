@@ -254,7 +254,8 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   // this one, as the frame behind the head), so reading its uSID costs no miss. (The egress port's
   // own next entry and frame, which a catch-up there reads, are one load too deep to list.)
   const QueuedPacket* next = m_ports[dir]->PeekNext();
-  const FabricFrame* behind = m_wire[dir].size() > 1 ? m_wire[dir][1].frame.Get() : nullptr;
+  const RingQueue<InFlight>& wire = m_wire[dir];
+  const FabricFrame* behind = wire.size() > 1 ? wire[1].frame.Get() : nullptr;
   const auto* egress =
     reinterpret_cast<const char*>(m_toSwitch[dir] ? m_toSwitch[dir]->UsidEgress(*head.frame) : nullptr);
   static_assert(FabricPort::kHotBytes == 256, "the port lines below");
@@ -263,6 +264,8 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
                       &head,
                       head.frame.Get(),
                       behind,
+                      wire.size() > 1 ? &wire[1] : nullptr, // read by the next Arm, as its head
+                      wire.size() > 2 ? &wire[2] : nullptr, // and as the frame behind that
                       to,
                       from,
                       from + 64,

@@ -148,33 +148,15 @@ private:
   TxState& Tx(uint64_t seq) { return m_tx[static_cast<uint32_t>(seq - m_base)]; }
   Message& MessageOf(uint64_t seq);
 
-  // configuration
-  uint32_t m_evCount;
-  uint32_t m_backupsPerPlane;
-  PathMode m_mode;
-  uint32_t m_sackEvery;
-  Time m_rtoBase;
-  uint32_t m_retryLimit;
-  Time m_reorderWindow;
-  Time m_probeInterval;
-  Time m_portStatusDelay;
-  uint8_t m_trimmedDscp;
-  std::string m_selectorType;
-  std::string m_ccType;
-
+  // The members NextPacket (a NIC's visit) touches come first, right after the base class: the
+  // NIC's visit event lists these lines for prefetching (see RdmaNic::Schedule).
   bool m_setUp = false;
   MrcQueuePair* m_peer = nullptr;
   Ptr<EvSelector> m_selector;
   Ptr<MrcCongestionControl> m_cc;
   Time m_baseRtt;
   std::vector<MrcEv> m_evs;
-  std::vector<std::vector<uint16_t>> m_active;  ///< per NIC port
-  std::vector<std::vector<uint16_t>> m_backups; ///< per NIC port, taken from the front
-  std::vector<uint16_t> m_probing;
-  std::vector<bool> m_portUp;      ///< local NIC ports
-  std::vector<bool> m_peerPlaneUp; ///< by NIC port index (same plane at the peer)
-
-  // sender
+  std::vector<std::vector<uint16_t>> m_active; ///< per NIC port
   RingQueue<Message> m_messages;
   uint64_t m_nextMessageId = 0;
   uint64_t m_totalSeq = 0;
@@ -200,6 +182,36 @@ private:
   uint64_t m_inflight = 0;
   std::vector<uint64_t> m_portInflight; ///< by NIC port
   EventId m_timer;
+  // counters and trace sources (the data-sent one is called per packet)
+  uint64_t m_packetsSent = 0;
+  uint64_t m_retransmissions = 0;
+  uint64_t m_timeouts = 0;
+  uint64_t m_nacksReceived = 0;
+  uint64_t m_sacksSent = 0;
+
+  TracedCallback<uint32_t, uint16_t, int, EvState, EvState> m_evStateTrace;
+  TracedCallback<uint32_t, uint32_t, uint16_t, int, bool> m_dataSentTrace;
+
+  // configuration
+  uint32_t m_evCount;
+  uint32_t m_backupsPerPlane;
+  PathMode m_mode;
+  uint32_t m_sackEvery;
+  Time m_rtoBase;
+  uint32_t m_retryLimit;
+  Time m_reorderWindow;
+  Time m_probeInterval;
+  Time m_portStatusDelay;
+  uint8_t m_trimmedDscp;
+  std::string m_selectorType;
+  std::string m_ccType;
+
+  std::vector<std::vector<uint16_t>> m_backups; ///< per NIC port, taken from the front
+  std::vector<uint16_t> m_probing;
+  std::vector<bool> m_portUp;      ///< local NIC ports
+  std::vector<bool> m_peerPlaneUp; ///< by NIC port index (same plane at the peer)
+
+  // sender, colder
   EventId m_probeTimer;
   Time m_rto;
   uint32_t m_probeSeq = 0;
@@ -212,16 +224,6 @@ private:
   uint64_t m_nextRxMessage = 0;               ///< first sequence number of the next message to complete
   uint64_t m_rxMessageId = 0;
   uint32_t m_sinceSack = 0;
-
-  // counters
-  uint64_t m_packetsSent = 0;
-  uint64_t m_retransmissions = 0;
-  uint64_t m_timeouts = 0;
-  uint64_t m_nacksReceived = 0;
-  uint64_t m_sacksSent = 0;
-
-  TracedCallback<uint32_t, uint16_t, int, EvState, EvState> m_evStateTrace;
-  TracedCallback<uint32_t, uint32_t, uint16_t, int, bool> m_dataSentTrace;
 };
 
 } // namespace ns3
