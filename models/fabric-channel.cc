@@ -37,12 +37,16 @@ FabricChannel::GetTypeId()
 }
 
 /// \brief A direction's arrival event. It lists what the arrival will touch, for FabricScheduler
-/// to prefetch: the link, the head of its wire and the frame there, the receiving port, and the
-/// frame the sending port starts next.
+/// to prefetch (Arm says what): the link, its wire and frames, both ports, and the next switch's
+/// egress port.
 class FabricChannel::DeliverEvent : public PrefetchingEvent
 {
 public:
-  DeliverEvent(FabricChannel* channel, uint8_t dir) : m_channel(channel), m_dir(dir) {}
+  DeliverEvent(FabricChannel* channel, uint8_t dir) : m_channel(channel), m_dir(dir)
+  {
+    // FabricScheduler prefetches sizeof(PrefetchingEvent) bytes of a pending event: ours too.
+    static_assert(sizeof(DeliverEvent) == sizeof(PrefetchingEvent), "DeliverEvent outgrows its prefetched lines");
+  }
 
   void Notify() override { m_channel->Deliver(m_dir, *this); }
 

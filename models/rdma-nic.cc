@@ -48,7 +48,11 @@ RdmaNic::GetTypeId()
 class RdmaNic::ServeEvent : public PrefetchingEvent
 {
 public:
-  ServeEvent(RdmaNic* nic, uint16_t port) : m_nic(nic), m_port(port) {}
+  ServeEvent(RdmaNic* nic, uint16_t port) : m_nic(nic), m_port(port)
+  {
+    // FabricScheduler prefetches sizeof(PrefetchingEvent) bytes of a pending event: ours too.
+    static_assert(sizeof(ServeEvent) == sizeof(PrefetchingEvent), "ServeEvent outgrows its prefetched lines");
+  }
 
   void Notify() override
   {
