@@ -24,7 +24,8 @@ run `mrcsim <command> --help` for its options.
 )";
 
 /// \brief Re-executes this program with glibc's malloc asking for transparent huge pages
-/// (glibc.malloc.hugetlb=1), unless that tunable is already set or MRCSIM_HUGE_PAGES=0.
+/// (glibc.malloc.hugetlb=1), unless that tunable is already set or MRCSIM_HUGE_PAGES=0. It marks
+/// the new process (MRCSIM_HUGE_PAGES=requested), so it re-executes once at most.
 ///
 /// A large fabric's packet-hops touch memory spread over hundreds of megabytes: with 4 KiB pages
 /// most touches also miss the TLB, and each prefetch waits for a page walk. Huge pages made
@@ -35,9 +36,9 @@ void
 RequestHugePages(char** argv)
 {
   const char* opt = std::getenv("MRCSIM_HUGE_PAGES");
-  if (opt && std::string(opt) == "0")
+  if (opt && (std::string(opt) == "0" || std::string(opt) == "requested"))
   {
-    return;
+    return; // opted out, or this is the re-executed program (whatever became of the tunable)
   }
   const char* current = std::getenv("GLIBC_TUNABLES");
   std::string tunables = current ? current : "";
@@ -46,7 +47,7 @@ RequestHugePages(char** argv)
     return;
   }
   tunables += (tunables.empty() ? "" : ":") + std::string("glibc.malloc.hugetlb=1");
-  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) == 0)
+  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) == 0 && setenv("MRCSIM_HUGE_PAGES", "requested", 1) == 0)
   {
     execv("/proc/self/exe", argv);
   }
