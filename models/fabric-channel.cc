@@ -52,6 +52,9 @@ public:
 
   FabricChannel* m_channel;
   uint8_t m_dir;
+  /// The receiving handler's arrival lines (FabricPacketHandler::GetArrivalLines), taken when
+  /// the event is made: listed for frames that reach a host.
+  FabricPacketHandler::ArrivalLines m_arrivalLines{};
 };
 
 FabricChannel::FabricChannel() = default;
@@ -239,6 +242,11 @@ FabricChannel::DeliverEventOf(uint8_t dir)
   if (!m_deliver[dir])
   {
     m_deliver[dir] = Create<DeliverEvent>(this, dir);
+    const FabricPacketHandler* to = m_ports[1 - dir]->GetHandler();
+    if (to && !m_toSwitch[dir])
+    {
+      m_deliver[dir]->m_arrivalLines = to->GetArrivalLines();
+    }
   }
   return *m_deliver[dir];
 }
@@ -262,6 +270,8 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   const FabricFrame* behind = wire.size() > 1 ? wire[1].frame.Get() : nullptr;
   const auto* egress =
     reinterpret_cast<const char*>(m_toSwitch[dir] ? m_toSwitch[dir]->UsidEgress(*head.frame) : nullptr);
+  // A frame for a host: what its arrival there reads first (the host, its NIC, the QP table).
+  const FabricPacketHandler::ArrivalLines& host = event.m_arrivalLines;
   static_assert(FabricPort::kHotBytes == 256, "the port lines below");
   event.SetPrefetch({ self,
                       self + 64,
@@ -269,7 +279,6 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
                       head.frame.Get(),
                       behind,
                       wire.size() > 1 ? &wire[1] : nullptr, // read by the next Arm, as its head
-                      wire.size() > 2 ? &wire[2] : nullptr, // and as the frame behind that
                       to,
                       from,
                       from + 64,
@@ -277,9 +286,9 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
                       from + 192,
                       next,
                       next ? next->frame.Get() : nullptr,
-                      egress,
-                      egress ? egress + 64 : nullptr,
-                      egress ? egress + 128 : nullptr,
+                      egress ? egress : host[0],
+                      egress ? egress + 64 : host[1],
+                      egress ? egress + 128 : host[2],
                       egress ? egress + 192 : nullptr });
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();

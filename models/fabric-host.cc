@@ -55,6 +55,13 @@ FabricHost::Send(Ptr<Packet> packet, uint16_t port)
   return Send(FromPacket(packet, FabricPort::kIpv6), port);
 }
 
+FabricPacketHandler::ArrivalLines
+FabricHost::GetArrivalLines() const
+{
+  const std::array<const void*, 2> sink = m_sink ? m_sink->GetArrivalLines() : std::array<const void*, 2>{};
+  return { this, sink[0], sink[1] };
+}
+
 void
 FabricHost::HandleFrame(FabricPort& in, FramePtr frame)
 {

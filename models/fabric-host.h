@@ -21,6 +21,8 @@ class FabricFrameSink
 public:
   virtual ~FabricFrameSink() = default;
   virtual void ReceiveFrame(FramePtr frame, uint16_t port) = 0;
+  /// \brief What every ReceiveFrame reads first (see FabricPacketHandler::GetArrivalLines): two lines.
+  virtual std::array<const void*, 2> GetArrivalLines() const { return {}; }
 };
 
 /// \brief A GPU's NIC ports, one per plane.
@@ -54,6 +56,8 @@ public:
 
   void HandleFrame(FabricPort& in, FramePtr frame) override;
   void HandleLinkState(FabricPort& port, bool up) override;
+  /// \brief This host's first line and its sink's.
+  ArrivalLines GetArrivalLines() const override;
 
   typedef void (*RxTracedCallback)(Ptr<const Packet> packet, uint16_t port);
 

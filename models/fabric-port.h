@@ -43,6 +43,12 @@ public:
   virtual void HandleFrame(FabricPort& port, FramePtr frame) = 0;
   /// \brief The port's link went up or down (the port already dropped its queues if down).
   virtual void HandleLinkState(FabricPort& port, bool up) = 0;
+
+  /// Memory every frame's arrival here reads before the frame itself says where to go next (the
+  /// handler's object, its table of queue pairs, ...): a hint for prefetching, taken by links
+  /// once, when they first deliver to it.
+  using ArrivalLines = std::array<const void*, 3>;
+  virtual ArrivalLines GetArrivalLines() const { return {}; }
 };
 
 /// \brief Switch or NIC port: egress queueing and scheduling, PFC, the receive side of a link.
@@ -70,6 +76,7 @@ public:
   void SetQueueConfig(Ptr<PortQueueConfig> config) { m_config = config; }
   Ptr<PortQueueConfig> GetQueueConfig() const { return m_config; }
   void SetHandler(FabricPacketHandler* handler) { m_handler = handler; }
+  FabricPacketHandler* GetHandler() const { return m_handler; }
   /// \brief Delay between a frame's arrival and its handling by the node (switch latency).
   void SetIngressLatency(Time latency);
   Time GetIngressLatency() const { return m_ingressLatency; }

@@ -36,7 +36,7 @@ namespace ns3
 class alignas(64) PrefetchingEvent : public EventImpl
 {
 public:
-  static constexpr std::size_t kLines = 18;
+  static constexpr std::size_t kLines = 17;
 
   /// \brief Sets the list: at most kLines addresses (any byte of a cache line each), null ones
   /// skipped; entries not given are cleared.
