@@ -231,8 +231,8 @@ FabricScheduler::PrefetchAhead() const
     }
   }
   // The earliest of the root's children is the event after it (unless one sooner is scheduled
-  // meanwhile): its EventImpl (and list), one step earlier. Only that one: prefetches issued in
-  // a burst wait for each other once the core's outstanding misses are at their limit.
+  // meanwhile): its EventImpl (and list), one step earlier. Only that one: the other children
+  // are seldom next, and each would cost three prefetches.
   if (m_size > 1)
   {
     const Entry& after = m_heap[EarliestChild(0)];

@@ -156,9 +156,9 @@ RdmaNic::Schedule(uint16_t port, Time at)
   ServeEvent& event = *ps.event;
   const auto* wire = reinterpret_cast<const char*>(m_host->PortAt(port));
   const auto* qp = ps.qps.empty() ? nullptr : reinterpret_cast<const char*>(ps.qps[ps.next % ps.qps.size()]);
-  // Of the queue pair: its base class's first line, and for MRC the lines after the base class,
-  // where MrcQueuePair keeps the members NextPacket touches (listing all eight lines measured no
-  // faster).
+  // Of the queue pair: its base class's first line, and for MRC the four lines after the base
+  // class, where MrcQueuePair keeps most members NextPacket touches (listing its first eight
+  // lines measured no faster).
   const auto line = [qp](int i) { return qp ? qp + 64 * i : nullptr; };
   event.SetPrefetch(
     { this, &ps, ps.qps.data(), wire, wire + 64, wire + 128, line(0), line(2), line(3), line(4), line(5) });
