@@ -1,5 +1,6 @@
 #include "models/fabric-channel.h"
 
+#include "models/fabric-parallel-simulator.h"
 #include "models/fabric-port.h"
 #include "models/fabric-switch.h"
 #include "models/splitmix.h"
@@ -84,7 +85,8 @@ FabricChannel::Drop(const FabricFrame& frame, DropCause cause)
 {
   if (m_dropCounters)
   {
-    ++m_dropCounters[static_cast<size_t>(cause)];
+    // Shared by all links and ports, which the partitions of a parallel run update at once.
+    __atomic_fetch_add(&m_dropCounters[static_cast<size_t>(cause)], 1, __ATOMIC_RELAXED);
   }
   if (m_traces)
     m_traces->drop(ToPacket(frame), cause);
@@ -218,6 +220,17 @@ bool
 FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
 {
   uint8_t dir = Dir(from);
+  if (m_handover)
+  {
+    // The receiving end runs on another thread: the frame waits for the window's end.
+    std::vector<InFlight>& pending = m_handedOver[dir];
+    pending.push_back(InFlight{ std::move(frame), txEnd + m_arrivalDelay[dir] });
+    if (pending.size() == 1)
+    {
+      FabricParallelSimulatorImpl::DeferToBarrier(&FabricChannel::HandOver, this, dir);
+    }
+    return false;
+  }
   if (!m_up)
   {
     Drop(*frame, DropCause::LinkDown);
@@ -234,6 +247,43 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
     Arm(dir, DeliverEventOf(dir));
   }
   return true;
+}
+
+void
+FabricChannel::SetHandover(bool handover)
+{
+  NS_ABORT_MSG_IF(!m_wire[0].empty() || !m_wire[1].empty(), "FabricChannel::SetHandover: frames on the wire");
+  m_handover = handover;
+}
+
+void
+FabricChannel::HandOver(void* channel, uint32_t dir)
+{
+  auto* self = static_cast<FabricChannel*>(channel);
+  std::vector<InFlight> pending;
+  pending.swap(self->m_handedOver[dir]);
+  for (InFlight& f : pending)
+  {
+    if (!self->m_up)
+    {
+      self->Drop(*f.frame, DropCause::LinkDown);
+    }
+    else if (self->m_lossy && self->m_gray->loss[dir] > 0 && self->DrawLoss(dir))
+    {
+      self->Drop(*f.frame, DropCause::RandomLoss);
+    }
+    else
+    {
+      self->m_wire[dir].push_back(std::move(f));
+    }
+  }
+  pending.clear();
+  // Keep the vector's capacity for the next window.
+  pending.swap(self->m_handedOver[dir]);
+  if (!self->m_armed[dir] && !self->m_wire[dir].empty())
+  {
+    self->Arm(dir, self->DeliverEventOf(dir));
+  }
 }
 
 FabricChannel::DeliverEvent&
@@ -265,7 +315,12 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   // are listed last. The head frame is in cache here (just sent, or listed by the arrival before
   // this one, as the frame behind the head), so reading its uSID costs no miss. (The egress port's
   // own next entry and frame, which a catch-up there reads, are one load too deep to list.)
-  const QueuedPacket* next = m_ports[dir]->PeekNext();
+  // With hand-over, the sender runs on another thread: nothing of it is read, or listed.
+  if (m_handover)
+  {
+    from = nullptr;
+  }
+  const QueuedPacket* next = from ? m_ports[dir]->PeekNext() : nullptr;
   const RingQueue<InFlight>& wire = m_wire[dir];
   const FabricFrame* behind = wire.size() > 1 ? wire[1].frame.Get() : nullptr;
   const auto* egress =
@@ -281,9 +336,9 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
                       wire.size() > 1 ? &wire[1] : nullptr, // read by the next Arm, as its head
                       to,
                       from,
-                      from + 64,
-                      from + 128,
-                      from + 192,
+                      from ? from + 64 : nullptr,
+                      from ? from + 128 : nullptr,
+                      from ? from + 192 : nullptr,
                       next,
                       next ? next->frame.Get() : nullptr,
                       egress ? egress : host[0],
@@ -303,7 +358,10 @@ FabricChannel::Deliver(uint8_t dir, DeliverEvent& event)
   InFlight head = m_wire[dir].take_front();
   // The sender's next frame cannot have arrived yet: start it (and any others due) now. Frames it
   // starts join the wire behind the ones already on it.
-  m_ports[dir]->CatchUp();
+  if (!m_handover)
+  {
+    m_ports[dir]->CatchUp();
+  }
   m_ports[1 - dir]->Receive(std::move(head.frame));
   if (!m_armed[dir] && !m_wire[dir].empty())
   {

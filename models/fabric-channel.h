@@ -17,7 +17,9 @@
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
 
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 namespace ns3
 {
@@ -65,6 +67,16 @@ public:
   /// relies on it to catch up).
   bool Transmit(FramePtr frame, const FabricPort* from, Time txEnd);
 
+  /// \brief The two ends run in different partitions of a parallel run
+  /// (FabricParallelSimulatorImpl): frames sent in a window reach the wire at its end, where the
+  /// random-loss draw is made too, and the sender wakes itself instead of being caught up by
+  /// its frames' arrivals.
+  void SetHandover(bool handover);
+  bool GetHandover() const { return m_handover; }
+  /// \brief The smaller of the two directions' delays from the end of a frame's transmission to
+  /// its handling (the lookahead this link allows a parallel run).
+  Time GetMinArrivalDelay() const { return std::min(m_arrivalDelay[0], m_arrivalDelay[1]); }
+
   /// \brief Counts drops into counters[cause] (an array of DropCause::Count, outliving the link).
   void SetDropCounters(uint64_t* counters) { m_dropCounters = counters; }
 
@@ -80,6 +92,8 @@ private:
   DeliverEvent& DeliverEventOf(uint8_t dir);
   void Drop(const FabricFrame& frame, DropCause cause);
   bool DrawLoss(uint8_t dir);
+  /// \brief At a window's end: moves direction `dir`'s handed-over frames to the wire.
+  static void HandOver(void* channel, uint32_t dir);
 
   // The members a frame's transmission and arrival touch come first, in the object's first two
   // cache lines (the class is line-aligned), which the arrival event lists for prefetching.
@@ -87,6 +101,7 @@ private:
   bool m_up = true;
   bool m_armed[2] = { false, false }; ///< the head's arrival event is scheduled
   bool m_lossy = false;               ///< a direction has a random-loss rate (see m_gray)
+  bool m_handover = false;            ///< see SetHandover
   /// A frame on the wire. Arrivals in one direction come in the order frames were sent (one
   /// delay, increasing end of transmission), so each direction is a FIFO with one pending
   /// event, for its head, instead of one event per frame.
@@ -113,6 +128,9 @@ private:
   Gray& GetGray();
   std::unique_ptr<Gray> m_gray;
   uint64_t* m_dropCounters = nullptr; ///< per-cause counters shared with the network, if set
+  /// Frames sent in the current window of a parallel run, per direction (see SetHandover):
+  /// written only by the sender's partition, emptied at the window's end.
+  std::vector<InFlight> m_handedOver[2];
 
   struct Traces
   {

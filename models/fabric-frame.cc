@@ -18,6 +18,7 @@
 
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <vector>
 
@@ -31,7 +32,9 @@ namespace
 
 /// Frames are taken from slabs and returned to a free list threaded through the free frames.
 /// Slabs live as long as the process, so a run's peak frame count bounds the pool's memory.
-/// Not thread-safe: a process runs one simulation at a time (ns-3's simulator is global).
+/// One pool per thread of a parallel run (FramePtr::UsePool), so taking and returning a frame
+/// never synchronises: a frame taken from one pool and returned on another thread joins that
+/// thread's free list. `live` counts per pool and may go negative; their sum is exact.
 struct FramePool
 {
   static constexpr size_t kSlab = 2048;
@@ -42,7 +45,7 @@ struct FramePool
   };
   Slot* free = nullptr;
   std::vector<std::unique_ptr<Slot[]>> slabs;
-  uint64_t live = 0;
+  int64_t live = 0;
 
   FabricFrame* Take()
   {
@@ -72,14 +75,50 @@ struct FramePool
   }
 };
 
+/// The pools, by index; they live as long as the process (frames outlive the threads that
+/// took them).
+struct PoolRegistry
+{
+  std::mutex mutex;
+  std::vector<std::unique_ptr<FramePool>> pools;
+
+  FramePool* At(std::size_t index)
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    while (pools.size() <= index)
+    {
+      pools.push_back(std::make_unique<FramePool>());
+    }
+    return pools[index].get();
+  }
+};
+
+PoolRegistry&
+Registry()
+{
+  static PoolRegistry registry;
+  return registry;
+}
+
+__attribute__((tls_model("initial-exec"))) thread_local FramePool* t_pool = nullptr;
+
 FramePool&
 Pool()
 {
-  static FramePool pool;
-  return pool;
+  if (!t_pool)
+  {
+    t_pool = Registry().At(0);
+  }
+  return *t_pool;
 }
 
 } // namespace
+
+void
+FramePtr::UsePool(std::size_t index)
+{
+  t_pool = Registry().At(index);
+}
 
 FramePtr
 FramePtr::Make()
@@ -102,7 +141,14 @@ FramePtr::Reset()
 uint64_t
 FramePtr::Live()
 {
-  return Pool().live;
+  PoolRegistry& r = Registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  int64_t live = 0;
+  for (const auto& p : r.pools)
+  {
+    live += p->live;
+  }
+  return static_cast<uint64_t>(live);
 }
 
 uint32_t

@@ -180,8 +180,12 @@ public:
   explicit operator bool() const { return m_frame != nullptr; }
   void Reset();
 
-  /// \brief Frames allocated from the pool and not yet returned (for tests and leak checks).
+  /// \brief Frames allocated from the pools and not yet returned (for tests and leak checks;
+  /// not while a parallel run is on).
   static uint64_t Live();
+  /// \brief The calling thread takes frames from pool `index` from now on (pool 0 by default).
+  /// A parallel run gives each partition's thread a pool of its own.
+  static void UsePool(std::size_t index);
 
 private:
   FabricFrame* m_frame = nullptr;

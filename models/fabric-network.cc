@@ -1,5 +1,6 @@
 #include "models/fabric-network.h"
 
+#include "models/fabric-parallel-simulator.h"
 #include "models/splitmix.h"
 
 #include "ns3/rng-seed-manager.h"
@@ -106,6 +107,57 @@ FabricNetwork::GetPort(mrcsim::VertexId v, uint16_t port) const
     return m_switches[v]->GetPort(port);
   }
   return m_hosts[m_fabric->Node(v).index]->GetPort(port);
+}
+
+uint32_t
+FabricNetwork::Partition(uint32_t n)
+{
+  FabricParallelSimulatorImpl* sim = FabricParallelSimulatorImpl::Get();
+  if (!sim)
+  {
+    NS_ABORT_MSG_IF(n > 1,
+                    "FabricNetwork::Partition: " << n << " partitions need the simulator implementation "
+                                                 << "ns3::FabricParallelSimulatorImpl");
+    return 0;
+  }
+  const mrcsim::Fabric& f = *m_fabric;
+  sim->SetPartitions(n);
+  std::vector<uint32_t> part(f.NumVertices(), 0);
+  for (int plane = 0; plane < f.NumPlanes(); ++plane)
+  {
+    for (int tier = 0; tier < f.NumTiers(); ++tier)
+    {
+      const std::vector<mrcsim::VertexId>& group = f.Switches(plane, tier);
+      for (std::size_t i = 0; i < group.size(); ++i)
+      {
+        part[group[i]] = static_cast<uint32_t>(i * n / group.size());
+      }
+    }
+  }
+  for (mrcsim::VertexId v : f.Gpus())
+  {
+    part[v] = f.Degree(v) > 0 ? part[f.Peer(v, 0).node] : 0;
+  }
+  for (mrcsim::VertexId v = 0; v < f.NumVertices(); ++v)
+  {
+    Ptr<Node> node = m_switches[v] ? Ptr<Node>(m_switches[v]) : Ptr<Node>(m_hosts[f.Node(v).index]);
+    sim->SetPartitionOf(node->GetId(), part[v]);
+  }
+  uint32_t crossing = 0;
+  Time lookahead = Time::Max();
+  for (uint32_t id = 0; id < f.NumLinks(); ++id)
+  {
+    auto [a, b] = f.Ends(id);
+    const bool split = part[a] != part[b];
+    m_channels[id]->SetHandover(split);
+    if (split)
+    {
+      ++crossing;
+      lookahead = std::min(lookahead, m_channels[id]->GetMinArrivalDelay());
+    }
+  }
+  sim->SetLookahead(crossing ? lookahead : Time::Max()); // no link between partitions: no limit
+  return crossing;
 }
 
 void

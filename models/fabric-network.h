@@ -52,6 +52,13 @@ public:
   /// \brief Schedules SetLinkUp at absolute simulated time `at`.
   void ScheduleLinkUp(Time at, uint32_t link, bool up);
 
+  /// \brief Splits the fabric into `n` partitions of FabricParallelSimulatorImpl (which must be
+  /// the simulator implementation when n > 1), before anything is scheduled. Switches of each
+  /// (plane, tier) are split by index into n equal runs; a GPU goes with the switch on its first
+  /// port. Links between partitions hand frames over at window ends (FabricChannel::SetHandover)
+  /// and the shortest of their delays is the lookahead. Returns the number of such links.
+  uint32_t Partition(uint32_t n);
+
   /// \brief Drops by cause summed over switches, ports and links (since the start).
   uint64_t CountDrops(DropCause cause) const;
 

@@ -189,7 +189,8 @@ FabricPort::Drop(const FabricFrame& frame, DropCause cause)
 {
   if (m_dropCounters)
   {
-    ++m_dropCounters[static_cast<size_t>(cause)];
+    // Shared by all links and ports, which the partitions of a parallel run update at once.
+    __atomic_fetch_add(&m_dropCounters[static_cast<size_t>(cause)], 1, __ATOMIC_RELAXED);
   }
   if (m_traces)
     m_traces->drop(ToPacket(frame), cause);

@@ -11,8 +11,6 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(FabricScheduler);
 
-const PrefetchingEvent* FabricScheduler::s_expected = nullptr;
-
 namespace
 {
 

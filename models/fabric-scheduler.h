@@ -95,7 +95,8 @@ private:
   /// \brief Prefetches for the events at and near the root (see the file comment).
   void PrefetchAhead() const;
 
-  static const PrefetchingEvent* s_expected; ///< see ExpectPrefetching
+  /// See ExpectPrefetching; per thread, as each partition of a parallel run has its scheduler.
+  __attribute__((tls_model("initial-exec"))) static inline thread_local const PrefetchingEvent* s_expected = nullptr;
 
   /// \brief Makes room for at least one more event (doubling, at least 64 events).
   void Grow();

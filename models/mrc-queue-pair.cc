@@ -777,7 +777,13 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
   }
   if (m_peer)
   {
-    Simulator::Schedule(m_portStatusDelay, &MrcQueuePair::PeerPortStateChanged, m_peer, m_nic->PlaneOfPort(port), up);
+    // An event of the peer's node: in a parallel run it may be in another partition.
+    Simulator::ScheduleWithContext(m_peer->m_nic->GetHost()->GetId(),
+                                   m_portStatusDelay,
+                                   &MrcQueuePair::PeerPortStateChanged,
+                                   m_peer,
+                                   m_nic->PlaneOfPort(port),
+                                   up);
   }
 }
 

@@ -167,7 +167,9 @@ RdmaNic::Schedule(uint16_t port, Time at)
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();
   FabricScheduler::ExpectPrefetching(&event);
-  Simulator::Schedule(at - Simulator::Now(), &event);
+  // With the host's context (not the caller's, which is none at set-up): a parallel run places
+  // events by context.
+  Simulator::ScheduleWithContext(m_host->GetId(), at - Simulator::Now(), &event);
 }
 
 void

@@ -20,7 +20,8 @@ namespace
 const char* kBenchUsage = R"(usage: mrcsim bench topology [--preset NAME | --spec FILE.json] [--samples N] [--json]
        mrcsim bench forwarding [--hosts N | --preset NAME] [--packets K] [--payload B]
                                [--scheduler ns3::FabricScheduler] [--json]
-       mrcsim bench perm-8192 [--preset NAME] [--bytes B] [--seed S] [--scheduler S] [--json]
+       mrcsim bench perm-8192 [--preset NAME] [--bytes B] [--seed S] [--scheduler S]
+                              [--partitions N] [--json]
   topology:   generates, routes (ECMP groups, distances) and validates a fabric (default
               multiplane-131k); prints the time of each phase and the peak resident memory.
   forwarding: instantiates the fabric in ns-3 (default 512 hosts, 8 x 100G planes) and forwards
@@ -29,7 +30,9 @@ const char* kBenchUsage = R"(usage: mrcsim bench topology [--preset NAME | --spe
               build time and peak RSS.
   perm-8192:  MRC on a random permutation (default preset perm-8192: 8,192 GPUs on one 800G
               plane, 2 MB per flow), run to completion; prints wall time, packet-hops/s,
-              events/s and peak RSS. Options --preset, --bytes, --seed, --scheduler, --json.
+              events/s and peak RSS. Options --preset, --bytes, --seed, --scheduler, --json;
+              --partitions N (default 1) runs the fabric in N partitions, one thread each
+              (FabricParallelSimulatorImpl): results are the same for the same N on any machine.
 )";
 
 int
@@ -96,10 +99,18 @@ BenchTopology(const CliArgs& args)
 int
 BenchCommand(const std::vector<std::string>& argv)
 {
-  CliArgs args(
-    argv,
-    { "--json", "--help" },
-    { "--preset", "--spec", "--samples", "--hosts", "--packets", "--payload", "--scheduler", "--bytes", "--seed" });
+  CliArgs args(argv,
+               { "--json", "--help" },
+               { "--preset",
+                 "--spec",
+                 "--samples",
+                 "--hosts",
+                 "--packets",
+                 "--payload",
+                 "--scheduler",
+                 "--bytes",
+                 "--seed",
+                 "--partitions" });
   if (args.Flag("--help") || args.Positional().empty())
   {
     std::cout << kBenchUsage;

@@ -2,12 +2,14 @@
 
 #include "sim/process-stats.h"
 
+#include "models/fabric-parallel-simulator.h"
 #include "models/rdma-connect.h"
 #include "models/splitmix.h"
 #include "topologies/fabric-spec.h"
 
 #include "ns3/core-module.h"
 
+#include <atomic>
 #include <iomanip>
 #include <iostream>
 #include <numeric>
@@ -34,17 +36,23 @@ Derangement(uint32_t n, uint64_t seed)
   return d;
 }
 
+/// Updated by the partitions' threads at once in a parallel run: a count and a maximum, which do
+/// not depend on the order of updates.
 struct Completions
 {
-  uint64_t count = 0;
-  ns3::Time last;
+  std::atomic<uint64_t> count{ 0 };
+  std::atomic<int64_t> last{ 0 }; ///< time steps
 };
 
 void
 CountDone(Completions* c, uint32_t, uint64_t, uint64_t, ns3::Time)
 {
-  ++c->count;
-  c->last = ns3::Simulator::Now();
+  c->count.fetch_add(1, std::memory_order_relaxed);
+  const int64_t now = ns3::Simulator::Now().GetTimeStep();
+  int64_t last = c->last.load(std::memory_order_relaxed);
+  while (last < now && !c->last.compare_exchange_weak(last, now, std::memory_order_relaxed))
+  {
+  }
 }
 
 } // namespace
@@ -57,6 +65,13 @@ BenchPermutation(const CliArgs& args)
   const uint64_t bytes = std::stoull(args.Value("--bytes", "2097152"));
   const uint64_t seed = std::stoull(args.Value("--seed", "1"));
   const std::string scheduler = args.Value("--scheduler", "ns3::FabricScheduler");
+  const uint32_t partitions = static_cast<uint32_t>(std::stoul(args.Value("--partitions", "1")));
+  if (partitions == 0)
+  {
+    throw std::invalid_argument("--partitions: expected at least 1");
+  }
+  // With one partition it runs as ns-3's DefaultSimulatorImpl does (same events, same order).
+  GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricParallelSimulatorImpl"));
   ObjectFactory sched;
   sched.SetTypeId(scheduler);
   Simulator::SetScheduler(sched);
@@ -66,6 +81,7 @@ BenchPermutation(const CliArgs& args)
   Stopwatch clock;
   auto fabric = std::make_shared<const Fabric>(BuildFabric(PresetSpec(preset), "preset " + preset));
   FabricNetwork net(fabric);
+  const uint32_t crossing = net.Partition(partitions);
   // MRC's fabric: trimming everywhere, ECN off on the last hop, no PFC.
   net.GetLastHopPortConfig()->SetAttribute("EcnEnabled", BooleanValue(false));
   for (auto cfg : { net.GetFabricPortConfig(), net.GetLastHopPortConfig() })
@@ -91,7 +107,8 @@ BenchPermutation(const CliArgs& args)
   Simulator::Run();
   const double tRun = clock.Seconds();
   const uint64_t events = Simulator::GetEventCount() - events0;
-  const Time simulated = done.last; // the last flow's completion
+  const Time simulated = TimeStep(done.last.load()); // the last flow's completion
+  const uint64_t windows = FabricParallelSimulatorImpl::Get()->GetWindows();
 
   uint64_t hops = 0;
   uint64_t trims = 0;
@@ -119,7 +136,10 @@ BenchPermutation(const CliArgs& args)
                     { "gpus", n },
                     { "bytes_per_flow", bytes },
                     { "scheduler", scheduler },
-                    { "flows_completed", done.count },
+                    { "partitions", partitions },
+                    { "links_between_partitions", crossing },
+                    { "windows", windows },
+                    { "flows_completed", done.count.load() },
                     { "data_packets_sent", packets },
                     { "retransmissions", retransmissions },
                     { "timeouts", timeouts },
@@ -140,7 +160,12 @@ BenchPermutation(const CliArgs& args)
   {
     std::cout << std::fixed << std::setprecision(2) << "permutation benchmark: " << fabric->Name() << " (" << n
               << " GPUs), MRC, " << bytes << " B per flow, " << scheduler << "\n"
-              << "  completed        " << done.count << " of " << n << " flows in " << simulated.GetMicroSeconds()
+              << "  partitions       " << partitions;
+    if (partitions > 1)
+    {
+      std::cout << " (one thread each; " << crossing << " links between them, " << windows << " windows)";
+    }
+    std::cout << "\n  completed        " << done.count << " of " << n << " flows in " << simulated.GetMicroSeconds()
               << " us simulated (" << trims << " trims, " << retransmissions << " retransmissions, " << timeouts
               << " timeouts)\n"
               << "  wall time        build " << tBuild << " s, run " << tRun << " s, total " << tBuild + tRun << " s\n"
@@ -149,7 +174,7 @@ BenchPermutation(const CliArgs& args)
               << "  events/s         " << j["events_per_second"].get<double>() << " (" << events << " events)\n"
               << std::setprecision(1) << "  peak RSS         " << rss / 1048576.0 << " MiB\n";
   }
-  return done.count == n ? 0 : 1;
+  return done.count.load() == n ? 0 : 1;
 }
 
 } // namespace mrcsim
