@@ -1,0 +1,381 @@
+// FabricParallelSimulatorImpl: with one partition, the same events in the same order as ns-3's
+// DefaultSimulatorImpl; with several, events handed between partitions at their exact time, global
+// events alone between windows, Stop, and a partitioned MRC permutation that completes, repeats
+// bit-identically and agrees with the one-partition run.
+#include "tests/models/fabric-test-fixture.h"
+
+#include "models/fabric-frame.h"
+#include "models/fabric-parallel-simulator.h"
+#include "models/mrc-queue-pair.h"
+#include "models/rdma-connect.h"
+#include "models/splitmix.h"
+
+#include "ns3/boolean.h"
+#include "ns3/global-value.h"
+#include "ns3/object-factory.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Makes the simulator a FabricParallelSimulatorImpl for the scope, then ns-3's default again.
+class ParallelSimulator
+{
+public:
+  explicit ParallelSimulator(const std::string& scheduler = "ns3::FabricScheduler")
+  {
+    Simulator::Destroy();
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricParallelSimulatorImpl"));
+    ObjectFactory factory;
+    factory.SetTypeId(scheduler);
+    Simulator::SetScheduler(factory);
+  }
+  ~ParallelSimulator()
+  {
+    Simulator::Destroy();
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+  }
+  ParallelSimulator(const ParallelSimulator&) = delete;
+  ParallelSimulator& operator=(const ParallelSimulator&) = delete;
+
+  FabricParallelSimulatorImpl& Impl() const { return *FabricParallelSimulatorImpl::Get(); }
+};
+
+/// A random cascade of events (Schedule, ScheduleNow, ScheduleWithContext, Cancel, Remove),
+/// logging (time, context, tag) of each one that runs.
+class Cascade
+{
+public:
+  using Fired = std::tuple<int64_t, uint32_t, uint32_t>;
+
+  void Start(uint32_t n)
+  {
+    for (uint32_t i = 0; i < n; ++i)
+    {
+      Spawn();
+    }
+  }
+
+  std::vector<Fired> fired;
+
+private:
+  void Fire(uint32_t tag)
+  {
+    fired.emplace_back(Simulator::Now().GetTimeStep(), Simulator::GetContext(), tag);
+    const uint64_t r = SplitMix64(m_rng);
+    if (r % 7 == 0 && !m_ids.empty())
+    {
+      EventId id = m_ids[(r >> 8) % m_ids.size()];
+      (r >> 3) % 2 ? Simulator::Cancel(id) : Simulator::Remove(id);
+    }
+    if (m_tags < 20000)
+    {
+      Spawn();
+      if (r % 3 == 0)
+      {
+        Spawn();
+      }
+    }
+  }
+
+  void Spawn()
+  {
+    const uint64_t r = SplitMix64(m_rng);
+    const uint32_t tag = m_tags++;
+    const Time delay = NanoSeconds((r >> 16) % 50); // small: equal time stamps are common
+    switch (r % 4)
+    {
+      case 0:
+        Simulator::ScheduleWithContext(static_cast<uint32_t>(r >> 40) % 16, delay, &Cascade::Fire, this, tag);
+        break;
+      case 1:
+        m_ids.push_back(Simulator::ScheduleNow(&Cascade::Fire, this, tag));
+        break;
+      default:
+        m_ids.push_back(Simulator::Schedule(delay, &Cascade::Fire, this, tag));
+        break;
+    }
+  }
+
+  uint64_t m_rng = 11;
+  uint32_t m_tags = 0;
+  std::vector<EventId> m_ids;
+};
+
+struct CascadeRun
+{
+  std::vector<Cascade::Fired> fired;
+  uint64_t events;
+};
+
+CascadeRun
+RunCascade()
+{
+  Cascade c;
+  c.Start(200);
+  Simulator::Run();
+  return CascadeRun{ c.fired, Simulator::GetEventCount() };
+}
+
+/// An actor on node `context` of a partitioned run: ticks every 100 ns until `until`, and on
+/// every third tick sends an event to `peer` (another node) one lookahead plus a few ns ahead.
+/// Each actor only writes its own log, so partitions never share what they write.
+struct Actor
+{
+  uint32_t context = 0;
+  uint32_t peer = 0;
+  Time lookahead;
+  Time until;
+  uint32_t ticks = 0;
+  std::vector<std::tuple<int64_t, int, uint32_t>> log; ///< (time, kind: 0 tick, 1 received, tag)
+  std::vector<int64_t> expected;                       ///< when sent events are due at the peer
+  std::thread::id thread;
+  Actor* peerActor = nullptr;
+
+  void Tick()
+  {
+    thread = std::this_thread::get_id();
+    REQUIRE(Simulator::GetContext() == context);
+    log.emplace_back(Simulator::Now().GetTimeStep(), 0, ticks);
+    if (ticks % 3 == 0)
+    {
+      const Time delay = lookahead + NanoSeconds(ticks % 5);
+      expected.push_back((Simulator::Now() + delay).GetTimeStep());
+      Simulator::ScheduleWithContext(peer, delay, &Actor::Receive, peerActor, ticks);
+    }
+    ++ticks;
+    if (Simulator::Now() + NanoSeconds(100) < until)
+    {
+      Simulator::Schedule(NanoSeconds(100), &Actor::Tick, this);
+    }
+  }
+
+  void Receive(uint32_t tag)
+  {
+    REQUIRE(Simulator::GetContext() == context);
+    log.emplace_back(Simulator::Now().GetTimeStep(), 1, tag);
+  }
+};
+
+} // namespace
+
+TEST_CASE("parallel simulator: one partition runs events exactly as DefaultSimulatorImpl", "[parallel]")
+{
+  Simulator::Destroy();
+  const CascadeRun reference = RunCascade();
+  Simulator::Destroy();
+  REQUIRE(reference.fired.size() > 10000);
+
+  for (const std::string scheduler : { "ns3::FabricScheduler", "ns3::MapScheduler" })
+  {
+    ParallelSimulator sim(scheduler);
+    REQUIRE(sim.Impl().GetPartitions() == 1);
+    const CascadeRun run = RunCascade();
+    CHECK(run.events == reference.events);
+    CHECK(run.fired == reference.fired);
+  }
+}
+
+TEST_CASE("parallel simulator: partitions run on their own threads and receive each other's events at their time",
+          "[parallel]")
+{
+  auto runOnce = [](std::vector<Actor>& actors) {
+    ParallelSimulator sim;
+    FabricParallelSimulatorImpl& impl = sim.Impl();
+    impl.SetPartitions(2);
+    impl.SetPartitionOf(1, 0);
+    impl.SetPartitionOf(2, 1);
+    impl.SetLookahead(MicroSeconds(1));
+    actors.resize(2);
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+      actors[i].context = i + 1;
+      actors[i].peer = 2 - i;
+      actors[i].lookahead = MicroSeconds(1);
+      actors[i].until = MicroSeconds(20);
+      actors[i].peerActor = &actors[1 - i];
+      Simulator::ScheduleWithContext(actors[i].context, NanoSeconds(i), &Actor::Tick, &actors[i]);
+    }
+    Simulator::Run();
+    const uint64_t events = Simulator::GetEventCount();
+    const uint64_t windows = impl.GetWindows();
+    return std::make_pair(events, windows);
+  };
+  std::vector<Actor> a;
+  const auto [events, windows] = runOnce(a);
+  CHECK(windows >= 20); // 20 us of events, one lookahead (1 us) per window at most
+  CHECK(a[0].thread != a[1].thread);
+  CHECK((a[0].thread == std::this_thread::get_id() || a[1].thread == std::this_thread::get_id()));
+  for (uint32_t i = 0; i < 2; ++i)
+  {
+    CHECK(a[i].ticks == 200);
+    // Every event sent to this actor ran at its time stamp, in time order.
+    std::vector<int64_t> received;
+    for (const auto& [t, kind, tag] : a[i].log)
+    {
+      if (kind == 1)
+      {
+        received.push_back(t);
+      }
+    }
+    CHECK(received == a[1 - i].expected);
+    CHECK(std::is_sorted(a[i].log.begin(), a[i].log.end(), [](const auto& x, const auto& y) {
+      return std::get<0>(x) < std::get<0>(y);
+    }));
+  }
+  CHECK(events == a[0].log.size() + a[1].log.size());
+
+  SECTION("and a second run is identical")
+  {
+    std::vector<Actor> b;
+    const auto again = runOnce(b);
+    CHECK(again.first == events);
+    CHECK(again.second == windows);
+    CHECK(b[0].log == a[0].log);
+    CHECK(b[1].log == a[1].log);
+  }
+}
+
+namespace
+{
+
+struct Probe
+{
+  std::vector<Actor>* actors = nullptr;
+  std::vector<uint32_t> seen; ///< ticks of each actor when the global event ran
+  std::thread::id thread;
+  void Look()
+  {
+    thread = std::this_thread::get_id();
+    for (const Actor& a : *actors)
+    {
+      seen.push_back(a.ticks);
+    }
+  }
+};
+
+} // namespace
+
+TEST_CASE("parallel simulator: a global event runs alone, after the partitions' earlier events and before their "
+          "simultaneous ones; Stop ends the run at its time",
+          "[parallel]")
+{
+  ParallelSimulator sim;
+  FabricParallelSimulatorImpl& impl = sim.Impl();
+  impl.SetPartitions(2);
+  impl.SetPartitionOf(1, 0);
+  impl.SetPartitionOf(2, 1);
+  impl.SetLookahead(MicroSeconds(1));
+  std::vector<Actor> actors(2);
+  for (uint32_t i = 0; i < 2; ++i)
+  {
+    actors[i].context = i + 1;
+    actors[i].peer = 2 - i;
+    actors[i].lookahead = MicroSeconds(1);
+    actors[i].until = MicroSeconds(50);
+    actors[i].peerActor = &actors[1 - i];
+    Simulator::ScheduleWithContext(actors[i].context, Seconds(0), &Actor::Tick, &actors[i]);
+  }
+  Probe probe;
+  probe.actors = &actors;
+  // Scheduled outside any partition with no context: global. Ticks are at 0, 100, ... ns: at
+  // 2.5 us, 25 ticks have run (0 .. 2.4 us), the one at 2.5 us has not.
+  Simulator::Schedule(NanoSeconds(2500), &Probe::Look, &probe);
+  Simulator::Stop(MicroSeconds(10));
+  Simulator::Run();
+  CHECK(probe.seen == std::vector<uint32_t>{ 25, 25 });
+  CHECK(probe.thread == std::this_thread::get_id());
+  // Stopped at 10 us: ticks at 0 .. 9.9 us ran.
+  CHECK(actors[0].ticks == 100);
+  CHECK(actors[1].ticks == 100);
+  CHECK(Simulator::Now() <= MicroSeconds(10));
+}
+
+namespace
+{
+
+struct PermResult
+{
+  std::vector<int64_t> done; ///< completion time of each flow (time steps), -1 if none
+  uint64_t hops = 0;
+  uint64_t dataPackets = 0;
+};
+
+void
+FlowDone(int64_t* slot, uint32_t, uint64_t, uint64_t, Time)
+{
+  *slot = Simulator::Now().GetTimeStep();
+}
+
+/// MRC on a random permutation of perm-512's fabric, `bytes` per flow, in `partitions`.
+PermResult
+RunPermutation(uint32_t partitions, uint64_t bytes)
+{
+  ParallelSimulator sim;
+  mrcsim::test::FabricFixture fx(mrcsim::PresetSpec("perm-512"));
+  FabricNetwork& net = *fx.net;
+  net.GetLastHopPortConfig()->SetAttribute("EcnEnabled", BooleanValue(false));
+  const uint32_t crossing = net.Partition(partitions);
+  CHECK((partitions == 1) == (crossing == 0));
+  const uint32_t n = static_cast<uint32_t>(fx.fabric->NumGpus());
+  PermResult r;
+  r.done.assign(n, -1);
+  std::vector<Ptr<MrcQueuePair>> senders;
+  uint64_t rng = 5;
+  for (uint32_t g = 0; g < n; ++g)
+  {
+    const uint32_t dst = (g + 1 + SplitMix64(rng) % (n - 1)) % n; // anyone but itself
+    auto qp = ConnectMrc(net, g, dst);
+    qp.second->TraceConnectWithoutContext("RecvComplete", MakeBoundCallback(&FlowDone, &r.done[g]));
+    qp.first->PostWrite(bytes);
+    senders.push_back(qp.first);
+  }
+  Simulator::Run();
+  for (uint32_t id = 0; id < fx.fabric->NumLinks(); ++id)
+  {
+    auto [a, b] = fx.fabric->Ends(id);
+    r.hops += net.GetPort(a, fx.fabric->Link(id).portA)->TxPackets();
+    r.hops += net.GetPort(b, fx.fabric->Link(id).portB)->TxPackets();
+  }
+  for (const auto& qp : senders)
+  {
+    r.dataPackets += qp->PacketsSent();
+  }
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("parallel simulator: an MRC permutation in two partitions completes, repeats bit-identically and agrees "
+          "with one partition",
+          "[parallel][mrc]")
+{
+  const uint64_t liveBefore = FramePtr::Live();
+  const PermResult one = RunPermutation(1, 65536);
+  const PermResult two = RunPermutation(2, 65536);
+  const PermResult again = RunPermutation(2, 65536);
+  CHECK(FramePtr::Live() == liveBefore); // every frame went back to a pool
+
+  CHECK(std::count(one.done.begin(), one.done.end(), -1) == 0);
+  CHECK(std::count(two.done.begin(), two.done.end(), -1) == 0);
+  CHECK(again.done == two.done);
+  CHECK(again.hops == two.hops);
+  CHECK(again.dataPackets == two.dataPackets);
+
+  // Same work: no loss, so every data packet is sent once either way (each crosses 2 or 4 links).
+  CHECK(two.dataPackets == one.dataPackets);
+  // Only simultaneous events may be ordered differently: completion times stay close.
+  const auto lastOne = *std::max_element(one.done.begin(), one.done.end());
+  const auto lastTwo = *std::max_element(two.done.begin(), two.done.end());
+  CHECK(std::abs(double(lastTwo - lastOne)) <= 0.05 * double(lastOne));
+}
