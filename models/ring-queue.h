@@ -1,6 +1,9 @@
 // A double-ended first-in first-out ring that allocates nothing until first used and costs 16
 // bytes when empty (an empty std::deque allocates ~600 bytes; thousands of idle queue pairs and
-// links cannot afford that). Capacity is a power of two, doubled on demand, never shrunk.
+// links cannot afford that). Capacity grows on demand by 1.5x and 1.33x in turn (4, 6, 8, 12, 16,
+// 24, ...), never shrinks: a ring's capacity is its own peak, and a large run has a million
+// slots in wires and send windows, so doubling (a third of the memory idle on average) costs
+// tens of MB. Indices wrap by comparison, not by a mask.
 //
 // Slots outside [front, back] hold no object: push_back constructs into its slot without reading
 // it. On a large fabric the slot behind a queue's tail is usually out of the caches, and a store
@@ -12,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <utility>
 
 namespace ns3
@@ -22,7 +26,7 @@ template<typename T>
 class RingQueue
 {
 public:
-  RingQueue() : m_size(0), m_log2(0) {}
+  RingQueue() : m_size(0), m_step(0) {}
 
   ~RingQueue() { clear(); }
 
@@ -30,7 +34,7 @@ public:
     : m_ring(other.m_ring)
     , m_head(other.m_head)
     , m_size(other.m_size)
-    , m_log2(other.m_log2)
+    , m_step(other.m_step)
   {
     other.Forget();
   }
@@ -43,7 +47,7 @@ public:
       m_ring = other.m_ring;
       m_head = other.m_head;
       m_size = other.m_size;
-      m_log2 = other.m_log2;
+      m_step = other.m_step;
       other.Forget();
     }
     return *this;
@@ -55,8 +59,8 @@ public:
   bool empty() const { return m_size == 0; }
   uint32_t size() const { return m_size; }
 
-  T& operator[](uint32_t i) { return m_ring[(m_head + i) & Mask()]; }
-  const T& operator[](uint32_t i) const { return m_ring[(m_head + i) & Mask()]; }
+  T& operator[](uint32_t i) { return m_ring[Wrap(m_head + i)]; }
+  const T& operator[](uint32_t i) const { return m_ring[Wrap(m_head + i)]; }
   T& front() { return m_ring[m_head]; }
   const T& front() const { return m_ring[m_head]; }
   T& back() { return (*this)[m_size - 1]; }
@@ -68,7 +72,7 @@ public:
     {
       Grow();
     }
-    ::new (static_cast<void*>(m_ring + ((m_head + m_size) & Mask()))) T(std::move(item));
+    ::new (static_cast<void*>(m_ring + Wrap(m_head + m_size))) T(std::move(item));
     ++m_size;
   }
 
@@ -90,7 +94,7 @@ public:
   void pop_front()
   {
     std::destroy_at(m_ring + m_head);
-    m_head = (m_head + 1) & Mask();
+    m_head = m_head + 1 == Capacity() ? 0 : m_head + 1;
     --m_size;
   }
 
@@ -108,21 +112,32 @@ public:
   }
 
 private:
-  uint32_t Capacity() const { return m_ring ? 1u << m_log2 : 0; }
-  uint32_t Mask() const { return Capacity() - 1; }
+  /// Capacity of growth step k: 4, 6, 8, 12, 16, 24, ... (k = 0, 1, 2, ...).
+  static uint32_t StepCapacity(uint32_t k) { return (4u + 2u * (k & 1u)) << (k >> 1); }
+  uint32_t Capacity() const { return m_ring ? StepCapacity(m_step) : 0; }
+  /// i (below twice the capacity) as a slot index.
+  uint32_t Wrap(uint32_t i) const
+  {
+    const uint32_t cap = Capacity();
+    return i >= cap ? i - cap : i;
+  }
 
   void Forget()
   {
     m_ring = nullptr;
     m_head = 0;
     m_size = 0;
-    m_log2 = 0;
+    m_step = 0;
   }
 
   void Grow()
   {
-    const uint8_t log2 = m_ring ? uint8_t(m_log2 + 1) : 2;
-    T* bigger = static_cast<T*>(::operator new((std::size_t(1) << log2) * sizeof(T), std::align_val_t(alignof(T))));
+    const uint32_t step = m_ring ? m_step + 1u : 0u;
+    if (step >= 48 || StepCapacity(step) >= (1u << 26))
+    {
+      throw std::length_error("RingQueue: more than 2^26 entries");
+    }
+    T* bigger = static_cast<T*>(::operator new(std::size_t(StepCapacity(step)) * sizeof(T), std::align_val_t(alignof(T))));
     const uint32_t n = m_size;
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -135,14 +150,14 @@ private:
       ::operator delete(m_ring, std::align_val_t(alignof(T)));
     }
     m_ring = bigger;
-    m_log2 = log2;
+    m_step = step;
     m_head = 0;
   }
 
   T* m_ring = nullptr;
   uint32_t m_head = 0;
-  uint32_t m_size : 27;
-  uint32_t m_log2 : 5;
+  uint32_t m_size : 26;
+  uint32_t m_step : 6; ///< growth step of the capacity (StepCapacity)
 };
 
 } // namespace ns3
