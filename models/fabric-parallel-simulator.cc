@@ -6,6 +6,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 namespace ns3
@@ -577,10 +578,12 @@ FabricParallelSimulatorImpl::RunParallel()
     m_wake.notify_all();
     t_current = m_parts[0].get();
     RunUntil(*m_parts[0], end);
+    const auto idle = std::chrono::steady_clock::now();
     {
       std::unique_lock<std::mutex> lock(m_mutex);
       m_done.wait(lock, [this] { return m_running == 0; });
     }
+    m_parts[0]->waitSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - idle).count();
     ++m_windows;
     // Between windows the clock on this thread reads the end of the last window; after the
     // run, the time of the last event.
@@ -606,6 +609,7 @@ FabricParallelSimulatorImpl::WorkerLoop(uint32_t index, uint64_t generation)
   while (true)
   {
     uint64_t end;
+    const auto idle = std::chrono::steady_clock::now();
     {
       std::unique_lock<std::mutex> lock(m_mutex);
       m_wake.wait(lock, [&] { return m_quit || m_generation != seen; });
@@ -616,6 +620,7 @@ FabricParallelSimulatorImpl::WorkerLoop(uint32_t index, uint64_t generation)
       seen = m_generation;
       end = m_windowEnd;
     }
+    p.waitSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - idle).count();
     RunUntil(p, end);
     {
       std::lock_guard<std::mutex> lock(m_mutex);

@@ -74,6 +74,9 @@ public:
   Time GetLookahead() const { return m_lookahead; }
   /// \brief Windows run so far (one per synchronisation of the partitions).
   uint64_t GetWindows() const { return m_windows; }
+  /// \brief Wall-clock seconds partition `i` spent waiting for the others at window ends (a
+  /// measure of imbalance; not a simulation result).
+  double GetWaitSeconds(uint32_t i) const { return m_parts[i]->waitSeconds; }
 
   /// \brief Work to do at the end of the current window, on one thread, once all partitions have
   /// stopped: fn(object, argument). Tasks run in partition order, then in the order deferred.
@@ -121,6 +124,7 @@ private:
     uint32_t uid = 4; ///< next uid (0-3 are EventId's reserved values), as in DefaultSimulatorImpl
     uint64_t eventCount = 0;
     int unscheduled = 0;
+    double waitSeconds = 0; ///< wall time spent waiting at window ends
     /// Events for other partitions, handed over at the end of the window.
     struct Remote
     {

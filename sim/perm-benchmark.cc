@@ -109,6 +109,11 @@ BenchPermutation(const CliArgs& args)
   const uint64_t events = Simulator::GetEventCount() - events0;
   const Time simulated = TimeStep(done.last.load()); // the last flow's completion
   const uint64_t windows = FabricParallelSimulatorImpl::Get()->GetWindows();
+  std::vector<double> waits;
+  for (uint32_t i = 0; i < partitions && partitions > 1; ++i)
+  {
+    waits.push_back(FabricParallelSimulatorImpl::Get()->GetWaitSeconds(i));
+  }
 
   uint64_t hops = 0;
   uint64_t trims = 0;
@@ -139,6 +144,7 @@ BenchPermutation(const CliArgs& args)
                     { "partitions", partitions },
                     { "links_between_partitions", crossing },
                     { "windows", windows },
+                    { "wait_seconds", waits },
                     { "flows_completed", done.count.load() },
                     { "data_packets_sent", packets },
                     { "retransmissions", retransmissions },
@@ -163,7 +169,13 @@ BenchPermutation(const CliArgs& args)
               << "  partitions       " << partitions;
     if (partitions > 1)
     {
-      std::cout << " (one thread each; " << crossing << " links between them, " << windows << " windows)";
+      std::cout << " (one thread each; " << crossing << " links between them, " << windows
+                << " windows; waited at window ends:";
+      for (double w : waits)
+      {
+        std::cout << " " << w << " s";
+      }
+      std::cout << ")";
     }
     std::cout << "\n  completed        " << done.count << " of " << n << " flows in " << simulated.GetMicroSeconds()
               << " us simulated (" << trims << " trims, " << retransmissions << " retransmissions, " << timeouts
