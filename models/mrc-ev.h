@@ -4,8 +4,6 @@
 #ifndef MRCSIM_MODELS_MRC_EV_H
 #define MRCSIM_MODELS_MRC_EV_H
 
-#include "models/usid-list.h"
-
 #include <cstdint>
 
 namespace ns3
@@ -37,20 +35,23 @@ EvStateName(EvState s)
   return "?";
 }
 
-/// \brief One entropy value of a queue pair.
+/// \brief One entropy value of a queue pair. Its SRv6 path is kept by the queue pair
+/// (MrcQueuePair::EvUsids), packed at the path's length.
 struct MrcEv
 {
-  // 24 bytes: a QP has 128-256 of them, and a large run thousands of QPs.
-  uint16_t id = 0;      ///< index in the QP's EV table (echoed in SACK/NACK)
-  uint16_t port = 0;    ///< NIC port (plane)
-  uint16_t entropy = 0; ///< UDP source port (entropy mode; also sent in SRv6 mode)
-  uint8_t plane = 0;    ///< a fabric has at most 64 planes
-  bool active = false;  ///< in the spraying set (else a backup, or out for probing)
+  // 8 bytes: a QP has 128-256 of them, and a large run thousands of QPs.
+  uint16_t id = 0;       ///< index in the QP's EV table (echoed in SACK/NACK)
+  uint16_t port = 0;     ///< NIC port (plane)
+  uint8_t plane = 0;     ///< a fabric has at most 64 planes
+  bool active = false;   ///< in the spraying set (else a backup, or out for probing)
   EvState state = EvState::Good;
-  UsidList usids; ///< SRv6 path (empty in entropy mode)
+  uint8_t usidCount = 0; ///< uSIDs of its SRv6 path (0 in entropy mode)
+
+  /// \brief UDP source port (entropy mode; also sent in SRv6 mode): 0xC000 | id.
+  uint16_t Entropy() const { return static_cast<uint16_t>(0xC000 | id); }
 };
 
-static_assert(sizeof(MrcEv) == 24, "MrcEv: keep the EV table small");
+static_assert(sizeof(MrcEv) == 8, "MrcEv: keep the EV table small");
 
 } // namespace ns3
 

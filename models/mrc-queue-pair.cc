@@ -143,6 +143,7 @@ MrcQueuePair::SetUp()
   m_portInflight.assign(ports, 0);
   m_peerPlaneUp.assign(ports, true);
   m_evs.reserve(size_t(ports) * (perPlane + m_backupsPerPlane));
+  std::vector<std::vector<uint16_t>> paths; // by EV id, packed below
   DataRate line(0);
   for (uint16_t port = 0; port < ports; ++port)
   {
@@ -155,7 +156,7 @@ MrcQueuePair::SetUp()
       NS_ABORT_MSG_IF(m_evs.size() >= 0x4000, "MrcQueuePair: at most 16384 EVs (14 bits of UDP source port)");
       ev.port = port;
       ev.plane = static_cast<uint8_t>(plane);
-      ev.entropy = static_cast<uint16_t>(0xC000 | ev.id);
+      paths.emplace_back();
       if (m_mode == Srv6)
       {
         // Path index k: at the source T0 it picks up-port k mod (up-ports), so the EVs of a
@@ -167,7 +168,11 @@ MrcQueuePair::SetUp()
         }
         else
         {
-          ev.usids = routing->Usids(path, m_remoteGpu, plane);
+          paths.back() = routing->Usids(path, m_remoteGpu, plane);
+          NS_ABORT_MSG_IF(paths.back().size() > UsidList::kCapacity,
+                          "MrcQueuePair: a path of " << paths.back().size() << " uSIDs, at most "
+                                                     << UsidList::kCapacity << " fit after a 32-bit locator");
+          ev.usidCount = static_cast<uint8_t>(paths.back().size());
         }
       }
       ev.active = k < perPlane && ev.state == EvState::Good;
@@ -177,6 +182,16 @@ MrcQueuePair::SetUp()
         m_backups[port].push_back(ev.id);
       m_evs.push_back(ev);
     }
+  }
+  m_usidStride = 0;
+  for (const auto& p : paths)
+  {
+    m_usidStride = std::max<uint8_t>(m_usidStride, static_cast<uint8_t>(p.size()));
+  }
+  m_evUsids.assign(paths.size() * m_usidStride, 0);
+  for (std::size_t id = 0; id < paths.size(); ++id)
+  {
+    std::copy(paths[id].begin(), paths[id].end(), m_evUsids.begin() + id * m_usidStride);
   }
   // Base RTT of an uncongested round trip on EV 0's path: propagation and switch latency both
   // ways, and store-and-forward of a full data packet at each hop.
@@ -298,8 +313,8 @@ MrcQueuePair::BuildData(uint64_t seq, const MrcEv& ev, bool ackRequest)
   spec.srcGpu = m_nic->GetGpu();
   spec.dstGpu = m_remoteGpu;
   spec.plane = ev.plane;
-  spec.usids = ev.usids;
-  spec.entropy = ev.entropy;
+  spec.usids = EvUsids(ev.id);
+  spec.entropy = ev.Entropy();
   spec.dscp = m_nic->DataDscp();
   spec.ecn = Ipv6UsidHeader::Ect0;
   spec.destQp = m_remoteQpn;
@@ -701,8 +716,8 @@ MrcQueuePair::OnProbeTimer()
     probe.SetEv(id);
     probe.SetSequence(m_probeSeq++);
     probe.SetSendTime(Simulator::Now());
-    FabricPacketSpec spec = ControlSpec(kOpProbe, ev.plane, ev.entropy);
-    spec.usids = ev.usids; // along the EV's own path
+    FabricPacketSpec spec = ControlSpec(kOpProbe, ev.plane, ev.Entropy());
+    spec.usids = EvUsids(ev.id); // along the EV's own path
     m_nic->SendControl(MakeControlFrame(spec, probe), ev.port);
   }
   m_probeTimer = Simulator::Schedule(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);

@@ -65,6 +65,12 @@ public:
   void PeerPortStateChanged(int plane, bool up);
 
   const std::vector<MrcEv>& Evs() const { return m_evs; }
+  /// \brief The SRv6 path of EV `id` (empty in entropy mode).
+  UsidList EvUsids(uint16_t id) const
+  {
+    const uint16_t* at = m_evUsids.data() + std::size_t(id) * m_usidStride;
+    return UsidList(at, at + m_evs[id].usidCount);
+  }
   /// \brief Active (spraying) EVs of NIC port `port`.
   const std::vector<uint16_t>& ActiveEvs(uint16_t port) const { return m_active[port]; }
   uint64_t PacketsSent() const { return m_packetsSent; }
@@ -156,6 +162,10 @@ private:
   Ptr<MrcCongestionControl> m_cc;
   Time m_baseRtt;
   std::vector<MrcEv> m_evs;
+  /// The EVs' SRv6 paths, m_usidStride uSIDs each (the longest path's length; EV id's at
+  /// id * m_usidStride): a table of UsidLists would take 14 bytes per EV.
+  std::vector<uint16_t> m_evUsids;
+  uint8_t m_usidStride = 0;
   std::vector<std::vector<uint16_t>> m_active; ///< per NIC port
   RingQueue<Message> m_messages;
   uint64_t m_nextMessageId = 0;

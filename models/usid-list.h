@@ -6,7 +6,9 @@
 
 #include "ns3/abort.h"
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -22,6 +24,13 @@ public:
 
   UsidList() = default;
   UsidList(const std::vector<uint16_t>& usids) { *this = usids; }
+  /// \brief The uSIDs in [first, last) (at most kCapacity).
+  UsidList(const uint16_t* first, const uint16_t* last)
+  {
+    NS_ABORT_MSG_IF(last - first > std::ptrdiff_t(kCapacity), "UsidList: more than " << kCapacity << " uSIDs");
+    m_size = static_cast<uint8_t>(last - first);
+    std::copy(first, last, m_usids.begin());
+  }
 
   /// \brief Aborts if `usids` does not fit in one destination address.
   UsidList& operator=(const std::vector<uint16_t>& usids)

@@ -220,8 +220,8 @@ TEST_CASE("mrc: a T0-T1 link failure is bypassed within 100 us and probes restor
     MakeBoundCallback(
       +[](std::pair<Ptr<MrcQueuePair>, Time*>* c, uint32_t, uint32_t, uint16_t ev, int plane, bool)
       {
-        const MrcEv& e = c->first->Evs()[ev];
-        if (plane == 2 && !e.usids.empty() && e.usids[0] == FabricRouting::PortUsid(16))
+        const UsidList usids = c->first->EvUsids(ev);
+        if (plane == 2 && !usids.empty() && usids[0] == FabricRouting::PortUsid(16))
           *c->second = Simulator::Now();
       },
       new std::pair<Ptr<MrcQueuePair>, Time*>(qp.first, &lastOnDeadPath)));
@@ -233,8 +233,8 @@ TEST_CASE("mrc: a T0-T1 link failure is bypassed within 100 us and probes restor
       +[](
          std::pair<Ptr<MrcQueuePair>, std::vector<Time>>* c, uint32_t, uint16_t ev, int plane, EvState from, EvState to)
       {
-        const MrcEv& e = c->first->Evs()[ev];
-        const bool dead = plane == 2 && !e.usids.empty() && e.usids[0] == FabricRouting::PortUsid(16);
+        const UsidList usids = c->first->EvUsids(ev);
+        const bool dead = plane == 2 && !usids.empty() && usids[0] == FabricRouting::PortUsid(16);
         if (dead && from == EvState::AssumedBad && to == EvState::Good)
           c->second.push_back(Simulator::Now());
       },
