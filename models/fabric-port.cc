@@ -1,6 +1,7 @@
 #include "models/fabric-port.h"
 
 #include "models/fabric-channel.h"
+#include "models/fabric-scheduler.h"
 #include "models/ipv6-usid-header.h"
 #include "models/pfc-pause-header.h"
 #include "models/splitmix.h"
@@ -13,6 +14,19 @@
 
 namespace ns3
 {
+
+/// \brief A port's fallback start event (ArmWake). It lists what the wake will touch, for
+/// FabricScheduler to prefetch.
+class FabricPort::WakeEvent : public PrefetchingEvent
+{
+public:
+  explicit WakeEvent(FabricPort* port) : m_port(port)
+  {
+    static_assert(sizeof(WakeEvent) == sizeof(PrefetchingEvent), "WakeEvent outgrows its prefetched lines");
+  }
+  void Notify() override { m_port->Wake(); }
+  FabricPort* m_port;
+};
 
 NS_OBJECT_ENSURE_REGISTERED(FabricPort);
 
@@ -64,6 +78,12 @@ FabricPort::DoDispose()
     q.Clear();
   }
   m_macControl.Clear();
+  if (m_wakePending)
+  {
+    m_wake->Cancel(); // a pending wake finds nothing to do
+    m_wakePending = false;
+  }
+  m_wake = nullptr;
   NetDevice::DoDispose();
 }
 
@@ -409,7 +429,27 @@ FabricPort::ArmWake()
   if (exact)
   {
     m_wakePending = true;
-    m_wakeEvent = Simulator::Schedule(m_busyUntil - Simulator::Now(), &FabricPort::Wake, this);
+    if (!m_wake)
+    {
+      m_wake = Create<WakeEvent>(this);
+    }
+    // The wake starts the next frame: it reads the port, the queue entry and frame it starts, and
+    // the link it puts the frame on.
+    const auto* self = reinterpret_cast<const char*>(this);
+    const auto* link = reinterpret_cast<const char*>(PeekPointer(m_channel));
+    const QueuedPacket* next = PeekNext();
+    m_wake->SetPrefetch({ self,
+                          self + 64,
+                          self + 128,
+                          self + 192,
+                          next,
+                          next ? next->frame.Get() : nullptr,
+                          link,
+                          link ? link + 64 : nullptr });
+    // The simulator releases one reference after the event runs; ours keeps the event alive.
+    m_wake->Ref();
+    FabricScheduler::ExpectPrefetching(PeekPointer(m_wake));
+    Simulator::Schedule(m_busyUntil - Simulator::Now(), PeekPointer(m_wake));
   }
 }
 
@@ -532,7 +572,11 @@ FabricPort::NotifyLinkState(bool up)
     }
     m_pauseSentMask = 0; // the peer forgets our PAUSE with the link
     m_arrivalPending = false;
-    Simulator::Cancel(m_wakeEvent);
+    if (m_wakePending)
+    {
+      m_wake->Cancel();
+      m_wake = nullptr;
+    }
     m_wakePending = false;
   }
   else

@@ -242,7 +242,10 @@ private:
   Node* m_node = nullptr;
   DataRate m_rate;
   Time m_ingressLatency;
-  EventId m_wakeEvent; ///< fallback start event (see the file comment)
+  /// The fallback start event (see the file comment), made once and scheduled again and again;
+  /// a cancelled one is replaced (an ns-3 event cannot run once cancelled).
+  class WakeEvent;
+  Ptr<WakeEvent> m_wake;
   uint32_t m_ifIndex = 0;
   uint64_t m_rng = 1;
   uint64_t m_trimmed = 0;
