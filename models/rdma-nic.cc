@@ -88,6 +88,7 @@ void
 RdmaNic::Attach(Ptr<FabricHost> host)
 {
   m_host = host;
+  m_nodeId = host->GetId();
   m_ports.resize(host->NumPorts());
   m_planes.clear();
   for (uint16_t p = 0; p < host->NumPorts(); ++p)
@@ -169,7 +170,7 @@ RdmaNic::Schedule(uint16_t port, Time at)
   FabricScheduler::ExpectPrefetching(&event);
   // With the host's context (not the caller's, which is none at set-up): a parallel run places
   // events by context.
-  Simulator::ScheduleWithContext(m_host->GetId(), at - Simulator::Now(), &event);
+  Simulator::ScheduleWithContext(m_nodeId, at - Simulator::Now(), &event);
 }
 
 void

@@ -89,6 +89,7 @@ private:
   };
 
   Ptr<FabricHost> m_host;
+  uint32_t m_nodeId = 0; ///< m_host's id: the context of the NIC's events
   /// \brief The QP numbered `qpn`, or null.
   RdmaQueuePair* FindQp(uint32_t qpn) const;
 
