@@ -87,6 +87,9 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_error("bad option", ["topo", "--presett", "x"], 2, "unknown option --presett")
     expect_error("bad link", ["topo", "--preset", "multiplane-64", "--fail-link", "99999"], 2, "--fail-link 99999")
     expect_error("bad command", ["frobnicate"], 2, "unknown command")
+    expect_error("bad partitions", ["bench", "perm-8192", "--partitions", "0"], 2,
+                 "--partitions 0: expected an integer of at least 1")
+    expect_error("bad bytes", ["bench", "perm-8192", "--bytes", "2MB"], 2, "--bytes 2MB: expected an integer")
 
     # Scenarios: every shipped file validates; a bad one stops before anything runs.
     scen_dir = os.path.join(SRC, "scenarios")
