@@ -380,7 +380,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
     ++m_sndNxt;
   }
   TxState& t = Tx(seq);
-  t.sentAt = Simulator::Now();
+  t.SetSentAt(Simulator::Now());
   t.size = static_cast<uint16_t>(p->Size());
   t.ev = ev.id;
   t.lost = false;
@@ -388,7 +388,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   t.resent = resend;
   ++t.sends;
   AddInflight(t, true);
-  m_sendOrder.push_back({ static_cast<uint32_t>(seq), t.sends });
+  m_sendOrder.push_back(SendRecord(static_cast<uint32_t>(seq), t.sends));
   ++m_packetsSent;
   m_dataSentTrace(m_qpn, static_cast<uint32_t>(seq & kPsnMask), ev.id, ev.plane, resend);
   if (!m_timer.IsRunning())
@@ -452,9 +452,9 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
   if (Tracked(ackedSeq))
   {
     const TxState& t = Tx(ackedSeq);
-    ackedSentAt = t.sentAt;
+    ackedSentAt = t.SentAt();
     fresh = !t.resent;
-    rtt = now - t.sentAt;
+    rtt = now - t.SentAt();
   }
   uint64_t newly = 0;
   // All below `cum` acknowledged (unwrapped from cumulative PSN + 1, which is 0 when the
@@ -499,7 +499,7 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
   // before a packet now acknowledged (RACK). Sends are in time order, so only the front counts.
   if (!ackedSentAt.IsZero())
   {
-    while (!m_error && PruneSendOrder() && Tx(FrontSeq()).sentAt + m_reorderWindow < ackedSentAt)
+    while (!m_error && PruneSendOrder() && Tx(FrontSeq()).SentAt() + m_reorderWindow < ackedSentAt)
     {
       const uint64_t s = FrontSeq();
       m_sendOrder.pop_front();
@@ -656,7 +656,7 @@ MrcQueuePair::ArmTimer()
   {
     return;
   }
-  const Time at = std::max(Tx(FrontSeq()).sentAt + m_rto, Simulator::Now());
+  const Time at = std::max(Tx(FrontSeq()).SentAt() + m_rto, Simulator::Now());
   Simulator::Cancel(m_timer);
   m_timer = Simulator::Schedule(at - Simulator::Now(), &MrcQueuePair::OnTimer, this);
 }
@@ -670,7 +670,7 @@ MrcQueuePair::OnTimer()
   }
   const Time now = Simulator::Now();
   bool fired = false;
-  while (!m_error && PruneSendOrder() && Tx(FrontSeq()).sentAt + m_rto <= now)
+  while (!m_error && PruneSendOrder() && Tx(FrontSeq()).SentAt() + m_rto <= now)
   {
     const uint64_t s = FrontSeq();
     m_sendOrder.pop_front();

@@ -26,6 +26,7 @@
 #include "models/rdma-queue-pair.h"
 #include "models/ring-queue.h"
 
+#include "ns3/abort.h"
 #include "ns3/event-id.h"
 
 #include <map>
@@ -99,10 +100,24 @@ private:
     Time posted;
   };
   /// The sender's state of one packet (16 bytes: one per packet outstanding).
+  /// 14 bytes (2-byte words only): a large run keeps a million of them.
   struct TxState
   {
     TxState() : acked(false), lost(false), trimmed(false), resent(false) {}
-    Time sentAt;       ///< of the latest send
+    /// \brief Time of the latest send (kept in 48 bits of time steps: 281 s in picoseconds).
+    Time SentAt() const
+    {
+      return TimeStep(int64_t(uint64_t(sentAt[0]) | uint64_t(sentAt[1]) << 16 | uint64_t(sentAt[2]) << 32));
+    }
+    void SetSentAt(Time t)
+    {
+      const uint64_t steps = static_cast<uint64_t>(t.GetTimeStep());
+      NS_ABORT_MSG_IF(steps >> 48, "MrcQueuePair: send times are kept in 48 bits of time steps; " << t << " is beyond");
+      sentAt[0] = static_cast<uint16_t>(steps);
+      sentAt[1] = static_cast<uint16_t>(steps >> 16);
+      sentAt[2] = static_cast<uint16_t>(steps >> 32);
+    }
+    uint16_t sentAt[3] = { 0, 0, 0 };
     uint16_t size = 0; ///< bytes of the packet (MTU at most 9000, headers included)
     uint16_t ev = 0;
     uint16_t sends = 0; ///< times sent, modulo 2^16: tells the latest send's SendRecord from older ones
@@ -176,17 +191,28 @@ private:
   /// Sends in time order (a PSN again when resent); stale entries (acknowledged, declared lost,
   /// or superseded by a resend) are skipped at the front. Serves both RACK-style loss detection
   /// and the timer in amortised O(1) per packet.
+  /// 6 bytes (2-byte words only).
   struct SendRecord
   {
-    uint32_t seq;   ///< low 32 bits of the sequence number (see RecordSeq)
+    SendRecord(uint32_t seq, uint16_t sends)
+      : seqLow(static_cast<uint16_t>(seq)),
+        seqHigh(static_cast<uint16_t>(seq >> 16)),
+        sends(sends)
+    {
+    }
+    /// \brief Low 32 bits of the sequence number (see RecordSeq).
+    uint32_t Seq() const { return uint32_t(seqLow) | uint32_t(seqHigh) << 16; }
+    uint16_t seqLow;
+    uint16_t seqHigh;
     uint16_t sends; ///< TxState::sends of this send; it is stale once they differ
   };
+  static_assert(sizeof(TxState) == 14 && sizeof(SendRecord) == 6, "MRC send state: keep it small");
   RingQueue<SendRecord> m_sendOrder;
   /// \brief The sequence number of a record: the one with its low 32 bits at or above m_base
   /// (a stale record below m_base maps far above m_sndNxt, so it is not Tracked).
   uint64_t RecordSeq(const SendRecord& r) const
   {
-    return m_base + static_cast<uint32_t>(r.seq - static_cast<uint32_t>(m_base));
+    return m_base + static_cast<uint32_t>(r.Seq() - static_cast<uint32_t>(m_base));
   }
   std::set<uint64_t> m_retx; ///< lost, to resend oldest first
   uint64_t m_inflight = 0;
