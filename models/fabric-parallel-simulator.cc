@@ -68,6 +68,7 @@ FabricParallelSimulatorImpl::DoDispose()
     }
     p.outbox.clear();
     p.tasks.clear();
+    p.windowEnd.clear();
   };
   for (auto& p : m_parts)
   {
@@ -228,6 +229,13 @@ FabricParallelSimulatorImpl::DeferToBarrier(BarrierTask fn, void* object, uint32
   {
     fn(object, argument);
   }
+}
+
+void
+FabricParallelSimulatorImpl::DeferToWindowEnd(BarrierTask fn, void* object, uint32_t argument)
+{
+  NS_ABORT_MSG_IF(!InParallelWindow(), "FabricParallelSimulatorImpl::DeferToWindowEnd: outside a partition's window");
+  t_current->windowEnd.push_back(Partition::Task{ fn, object, argument });
 }
 
 bool
@@ -421,7 +429,9 @@ FabricParallelSimulatorImpl::GetEventCount() const
 bool
 FabricParallelSimulatorImpl::IsFinished() const
 {
-  auto empty = [](const Partition& p) { return (!p.events || p.events->IsEmpty()) && p.outbox.empty(); };
+  auto empty = [](const Partition& p) {
+    return (!p.events || p.events->IsEmpty()) && p.outbox.empty() && p.windowEnd.empty();
+  };
   return empty(m_global) && std::all_of(m_parts.begin(), m_parts.end(), [&](const auto& p) { return empty(*p); });
 }
 
@@ -470,6 +480,18 @@ FabricParallelSimulatorImpl::RunUntil(Partition& p, uint64_t end)
   while (!p.events->IsEmpty() && p.events->PeekNext().key.m_ts < end)
   {
     ProcessOneEvent(p);
+  }
+  if (!p.windowEnd.empty())
+  {
+    // The clock moves to the window's end (no event of this partition is earlier than that now).
+    p.currentTs = end;
+    p.currentUid = 0;
+    std::vector<Partition::Task> tasks;
+    tasks.swap(p.windowEnd);
+    for (const Partition::Task& t : tasks)
+    {
+      t.fn(t.object, t.argument);
+    }
   }
 }
 
@@ -554,6 +576,10 @@ FabricParallelSimulatorImpl::RunParallel()
       if (!p->events->IsEmpty())
       {
         next = std::min(next, p->events->PeekNext().key.m_ts);
+      }
+      if (!p->windowEnd.empty())
+      {
+        next = std::min(next, m_global.currentTs); // work left for the end of a window from now
       }
     }
     const uint64_t global = m_global.events->IsEmpty() ? kNone : m_global.events->PeekNext().key.m_ts;

@@ -83,6 +83,11 @@ public:
   /// Outside a partition's window (one partition, or a global event) it runs at once.
   using BarrierTask = void (*)(void* object, uint32_t argument);
   static void DeferToBarrier(BarrierTask fn, void* object, uint32_t argument);
+  /// \brief Work for the calling partition's thread once it has run the window's events, with
+  /// its clock at the window's end (before the barrier, in parallel with the other partitions).
+  /// Each task runs once; it may defer itself again, to the next window's end. A deferred task
+  /// keeps the run going (as an event would). Only inside a partition's window (InParallelWindow).
+  static void DeferToWindowEnd(BarrierTask fn, void* object, uint32_t argument);
   /// \brief Whether the calling thread runs one partition of several (so that state shared
   /// with other partitions must wait for the barrier).
   static bool InParallelWindow();
@@ -140,7 +145,8 @@ private:
       void* object;
       uint32_t argument;
     };
-    std::vector<Task> tasks;
+    std::vector<Task> tasks;       ///< for the barrier
+    std::vector<Task> windowEnd;   ///< for the end of the window, on this partition's thread
   };
   static constexpr uint32_t kGlobal = ~0u;
   /// The partition the calling thread runs (the global one on the main thread between windows,

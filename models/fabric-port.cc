@@ -1,6 +1,7 @@
 #include "models/fabric-port.h"
 
 #include "models/fabric-channel.h"
+#include "models/fabric-parallel-simulator.h"
 #include "models/fabric-scheduler.h"
 #include "models/ipv6-usid-header.h"
 #include "models/pfc-pause-header.h"
@@ -421,10 +422,21 @@ FabricPort::ArmWake()
   }
   // The previous frame's arrival will catch this port up, unless it will not arrive or the next
   // departure releases PFC credit whose timing matters.
-  bool exact = !m_lazy || !m_arrivalPending;
-  if (!exact && cls < PortQueueConfig::kMaxClasses)
+  const bool lossless = cls < PortQueueConfig::kMaxClasses && m_queues[cls].Front().ingress != nullptr;
+  bool exact = !m_lazy || !m_arrivalPending || lossless;
+  if (exact && m_lazy && !lossless && m_channel && m_channel->GetHandover() &&
+      FabricParallelSimulatorImpl::InParallelWindow())
   {
-    exact = m_queues[cls].Front().ingress != nullptr; // a lossless packet (see Enqueue)
+    // A link to another partition: no arrival catches this port up, but a catch-up before the
+    // window's end is just as exact (the frames started then keep their start times, all that
+    // reads the port catches it up first, and what is sent in a window reaches the other side
+    // at its end). One deferred catch-up per window replaces a wake per frame.
+    if (!m_catchUpPending)
+    {
+      m_catchUpPending = true;
+      FabricParallelSimulatorImpl::DeferToWindowEnd(&FabricPort::CatchUpAtWindowEnd, this, 0);
+    }
+    return;
   }
   if (exact)
   {
@@ -451,6 +463,14 @@ FabricPort::ArmWake()
     FabricScheduler::ExpectPrefetching(PeekPointer(m_wake));
     Simulator::Schedule(m_busyUntil - Simulator::Now(), PeekPointer(m_wake));
   }
+}
+
+void
+FabricPort::CatchUpAtWindowEnd(void* port, uint32_t)
+{
+  auto* self = static_cast<FabricPort*>(port);
+  self->m_catchUpPending = false;
+  self->CatchUp();
 }
 
 void

@@ -196,6 +196,8 @@ private:
   void Kick();
   void ArmWake();
   void Wake();
+  /// \brief A parallel run's catch-up at the end of a window (see ArmWake).
+  static void CatchUpAtWindowEnd(void* port, uint32_t);
   void SendPfc(uint8_t cls, bool pause);
   void ReceivePfc(const FabricFrame& frame);
   double NextUniform();
@@ -225,7 +227,8 @@ private:
   bool m_lazy = true;
   bool m_arrivalPending = false;               ///< the last frame sent will arrive (and trigger a catch-up)
   bool m_linkUp = false;                       ///< the channel is attached and up (a copy of its state)
-  bool m_wakePending = false;                  ///< m_wakeEvent is scheduled and has not run
+  bool m_wakePending = false;                  ///< m_wake is scheduled and has not run
+  bool m_catchUpPending = false;               ///< a catch-up at the window's end is deferred
   mutable uint32_t m_txTimeBytes = UINT32_MAX; ///< the size whose wire time m_txTime holds
   mutable Time m_txTime;
   uint64_t m_rateBps = 0;    ///< m_rate in bit/s
