@@ -28,6 +28,8 @@ public:
   void Push(QueuedPacket item) { m_ring.push_back(std::move(item)); }
   QueuedPacket Pop() { return m_ring.take_front(); }
   const QueuedPacket& Front() const { return m_ring.front(); }
+  /// \brief The i-th packet from the front (i < Size()).
+  const QueuedPacket& At(uint32_t i) const { return m_ring[i]; }
   void Clear() { m_ring.clear(); }
 
 private:
