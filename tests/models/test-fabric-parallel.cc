@@ -167,6 +167,27 @@ struct Actor
   }
 };
 
+/// Two partitions (nodes 1 and 2, lookahead 1 us) and an actor on each, ticking from `stagger`
+/// times its index until `until`.
+void
+StartTwoActors(FabricParallelSimulatorImpl& impl, std::vector<Actor>& actors, Time until, Time stagger)
+{
+  impl.SetPartitions(2);
+  impl.SetPartitionOf(1, 0);
+  impl.SetPartitionOf(2, 1);
+  impl.SetLookahead(MicroSeconds(1));
+  actors.resize(2);
+  for (uint32_t i = 0; i < 2; ++i)
+  {
+    actors[i].context = i + 1;
+    actors[i].peer = 2 - i;
+    actors[i].lookahead = MicroSeconds(1);
+    actors[i].until = until;
+    actors[i].peerActor = &actors[1 - i];
+    Simulator::ScheduleWithContext(actors[i].context, stagger * int64_t(i), &Actor::Tick, &actors[i]);
+  }
+}
+
 } // namespace
 
 TEST_CASE("parallel simulator: one partition runs events exactly as DefaultSimulatorImpl", "[parallel]")
@@ -192,20 +213,7 @@ TEST_CASE("parallel simulator: partitions run on their own threads and receive e
   auto runOnce = [](std::vector<Actor>& actors) {
     ParallelSimulator sim;
     FabricParallelSimulatorImpl& impl = sim.Impl();
-    impl.SetPartitions(2);
-    impl.SetPartitionOf(1, 0);
-    impl.SetPartitionOf(2, 1);
-    impl.SetLookahead(MicroSeconds(1));
-    actors.resize(2);
-    for (uint32_t i = 0; i < 2; ++i)
-    {
-      actors[i].context = i + 1;
-      actors[i].peer = 2 - i;
-      actors[i].lookahead = MicroSeconds(1);
-      actors[i].until = MicroSeconds(20);
-      actors[i].peerActor = &actors[1 - i];
-      Simulator::ScheduleWithContext(actors[i].context, NanoSeconds(i), &Actor::Tick, &actors[i]);
-    }
+    StartTwoActors(impl, actors, MicroSeconds(20), NanoSeconds(1));
     Simulator::Run();
     const uint64_t events = Simulator::GetEventCount();
     const uint64_t windows = impl.GetWindows();
@@ -271,21 +279,8 @@ TEST_CASE("parallel simulator: a global event runs alone, after the partitions' 
           "[parallel]")
 {
   ParallelSimulator sim;
-  FabricParallelSimulatorImpl& impl = sim.Impl();
-  impl.SetPartitions(2);
-  impl.SetPartitionOf(1, 0);
-  impl.SetPartitionOf(2, 1);
-  impl.SetLookahead(MicroSeconds(1));
-  std::vector<Actor> actors(2);
-  for (uint32_t i = 0; i < 2; ++i)
-  {
-    actors[i].context = i + 1;
-    actors[i].peer = 2 - i;
-    actors[i].lookahead = MicroSeconds(1);
-    actors[i].until = MicroSeconds(50);
-    actors[i].peerActor = &actors[1 - i];
-    Simulator::ScheduleWithContext(actors[i].context, Seconds(0), &Actor::Tick, &actors[i]);
-  }
+  std::vector<Actor> actors;
+  StartTwoActors(sim.Impl(), actors, MicroSeconds(50), Time(0));
   Probe probe;
   probe.actors = &actors;
   // Scheduled outside any partition with no context: global. Ticks are at 0, 100, ... ns: at
