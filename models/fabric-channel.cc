@@ -143,6 +143,9 @@ FabricChannel::Peer(const FabricPort* from) const
 void
 FabricChannel::SetUp(bool up)
 {
+  NS_ABORT_MSG_IF(FabricParallelSimulatorImpl::InParallelWindow(),
+                  "FabricChannel::SetUp inside a partition of a parallel run: it touches both ends; schedule it "
+                  "as a global event (no context, before Run)");
   if (up == m_up)
   {
     return;
@@ -188,6 +191,9 @@ FabricChannel::GetGray()
 void
 FabricChannel::SetLossRate(const FabricPort* from, double p)
 {
+  NS_ABORT_MSG_IF(FabricParallelSimulatorImpl::InParallelWindow(),
+                  "FabricChannel::SetLossRate inside a partition of a parallel run: it touches both ends; schedule it "
+                  "as a global event (no context, before Run)");
   NS_ABORT_MSG_IF(p < 0 || p > 1, "FabricChannel::SetLossRate: probability " << p << " outside [0, 1]");
   Gray& gray = GetGray();
   gray.loss[Dir(from)] = p;
@@ -197,6 +203,10 @@ FabricChannel::SetLossRate(const FabricPort* from, double p)
 void
 FabricChannel::SetRateFactor(const FabricPort* from, double factor)
 {
+  NS_ABORT_MSG_IF(
+    FabricParallelSimulatorImpl::InParallelWindow(),
+    "FabricChannel::SetRateFactor inside a partition of a parallel run: it touches both ends; schedule it "
+    "as a global event (no context, before Run)");
   NS_ABORT_MSG_IF(factor <= 0 || factor > 1, "FabricChannel::SetRateFactor: factor " << factor << " outside (0, 1]");
   // Frames already due to start keep the rate they had.
   m_ports[Dir(from)]->CatchUp();

@@ -1,6 +1,7 @@
 #include "models/fabric-frame.h"
 
 #include "models/fabric-address.h"
+#include "models/fabric-parallel-simulator.h"
 #include "models/mrc-nack-header.h"
 #include "models/mrc-probe-header.h"
 #include "models/mrc-sack-header.h"
@@ -34,7 +35,9 @@ namespace
 /// Slabs live as long as the process, so a run's peak frame count bounds the pool's memory.
 /// One pool per thread of a parallel run (FramePtr::UsePool), so taking and returning a frame
 /// never synchronises: a frame taken from one pool and returned on another thread joins that
-/// thread's free list. `live` counts per pool and may go negative; their sum is exact.
+/// thread's free list. `live` counts per pool and may go negative; their sum is exact. Traffic
+/// that flows one way between threads would empty one pool and fill another: BalancePools, run
+/// at a parallel run's window ends, moves a surplus back.
 struct FramePool
 {
   static constexpr size_t kSlab = 2048;
@@ -44,6 +47,7 @@ struct FramePool
     alignas(FabricFrame) unsigned char bytes[sizeof(FabricFrame)];
   };
   Slot* free = nullptr;
+  int64_t freeCount = 0; ///< slots in `free`
   std::vector<std::unique_ptr<Slot[]>> slabs;
   int64_t live = 0;
 
@@ -58,9 +62,11 @@ struct FramePool
         slab[i].next = free;
         free = &slab[i];
       }
+      freeCount += kSlab;
     }
     Slot* s = free;
     free = s->next;
+    --freeCount;
     ++live;
     return new (s->bytes) FabricFrame();
   }
@@ -71,6 +77,7 @@ struct FramePool
     Slot* s = reinterpret_cast<Slot*>(f);
     s->next = free;
     free = s;
+    ++freeCount;
     --live;
   }
 };
@@ -136,6 +143,75 @@ FramePtr::Reset()
     Pool().Give(m_frame);
     m_frame = nullptr;
   }
+}
+
+void
+FramePtr::BalancePools()
+{
+  PoolRegistry& r = Registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  if (r.pools.size() < 2)
+  {
+    return;
+  }
+  int64_t total = 0;
+  for (const auto& p : r.pools)
+  {
+    total += p->freeCount;
+  }
+  const int64_t target = total / int64_t(r.pools.size());
+  // Only a surplus of more than a slab moves: steady symmetric traffic moves nothing.
+  constexpr int64_t kSlack = int64_t(FramePool::kSlab);
+  FramePool::Slot* spare = nullptr;
+  for (const auto& p : r.pools)
+  {
+    if (p->freeCount <= target + kSlack)
+    {
+      continue;
+    }
+    while (p->freeCount > target)
+    {
+      FramePool::Slot* s = p->free;
+      p->free = s->next;
+      --p->freeCount;
+      s->next = spare;
+      spare = s;
+    }
+  }
+  // The short pools are filled up to the average; the remainder (less than one slot per pool)
+  // goes to the first.
+  auto give = [&spare](FramePool& p)
+  {
+    FramePool::Slot* s = spare;
+    spare = s->next;
+    s->next = p.free;
+    p.free = s;
+    ++p.freeCount;
+  };
+  for (const auto& p : r.pools)
+  {
+    while (spare && p->freeCount < target)
+    {
+      give(*p);
+    }
+  }
+  while (spare)
+  {
+    give(*r.pools[0]);
+  }
+}
+
+std::vector<int64_t>
+FramePtr::FreePerPool()
+{
+  PoolRegistry& r = Registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<int64_t> free;
+  for (const auto& p : r.pools)
+  {
+    free.push_back(p->freeCount);
+  }
+  return free;
 }
 
 uint64_t
@@ -389,6 +465,10 @@ RemoveInner(FabricFrame& f, Ptr<Packet> p)
 Ptr<Packet>
 ToPacket(const FabricFrame& f)
 {
+  // ns-3 Packets share global state (free lists, the uid counter) that nothing locks.
+  NS_ABORT_MSG_IF(FabricParallelSimulatorImpl::InParallelWindow(),
+                  "a frame was converted to an ns-3 Packet inside a parallel run's window (a packet trace "
+                  "source or pcap is on): run with one partition to trace packets");
   if (f.IsPfc())
   {
     Ptr<Packet> p = Create<Packet>();

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -186,6 +187,11 @@ public:
   /// \brief The calling thread takes frames from pool `index` from now on (pool 0 by default).
   /// A parallel run gives each partition's thread a pool of its own.
   static void UsePool(std::size_t index);
+  /// \brief Moves free frames from pools with more than a slab above the average to the others
+  /// (when no thread takes or returns frames: a parallel run calls it at its window ends).
+  static void BalancePools();
+  /// \brief Free frames in each pool (for tests).
+  static std::vector<int64_t> FreePerPool();
 
 private:
   FabricFrame* m_frame = nullptr;

@@ -45,7 +45,7 @@ bool
 FabricHost::Send(FramePtr frame, uint16_t port)
 {
   FabricPort& p = *m_ports[port];
-  const uint8_t cls = p.GetQueueConfig()->ClassOfDscp(frame->Dscp());
+  const uint8_t cls = p.QueueConfig()->ClassOfDscp(frame->Dscp());
   return p.Enqueue(std::move(frame), cls, nullptr);
 }
 

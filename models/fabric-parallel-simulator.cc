@@ -88,6 +88,11 @@ FabricParallelSimulatorImpl::SetPartitions(uint32_t n)
   {
     return;
   }
+  for (Partition* p : AllPartitions())
+  {
+    NS_ABORT_MSG_IF(!p->outbox.empty() || !p->tasks.empty() || !p->windowEnd.empty(),
+                    "FabricParallelSimulatorImpl::SetPartitions: a stopped parallel run left work behind");
+  }
   // The clock and the uid sequence go on from partition 0 (a Run may have happened already);
   // pending events wait in the new partition 0 until Run moves them (Redistribute).
   const Partition& old = *m_parts[0];
@@ -99,7 +104,7 @@ FabricParallelSimulatorImpl::SetPartitions(uint32_t n)
     p->parallel = n > 1;
     p->currentTs = old.currentTs;
     p->currentContext = Simulator::NO_CONTEXT;
-    p->uid = old.uid;
+    p->uid = &m_setupUid;
     p->events = m_schedulerFactory.Create<Scheduler>();
     parts.push_back(std::move(p));
   }
@@ -121,9 +126,15 @@ FabricParallelSimulatorImpl::SetPartitions(uint32_t n)
   move(m_global, *parts[0], parts[0]->events);
   m_global.eventCount = 0;
   m_global.currentTs = old.currentTs;
-  m_global.uid = old.uid;
+  m_setupUid = *old.uid;
+  m_global.uid = n == 1 ? &m_global.ownUid : &m_setupUid;
   m_global.events = global;
   m_parts = std::move(parts);
+  if (n == 1)
+  {
+    m_parts[0]->ownUid = m_setupUid;
+    m_parts[0]->uid = &m_parts[0]->ownUid;
+  }
   t_current = n == 1 ? m_parts[0].get() : &m_global;
   m_redistribute = n > 1;
 }
@@ -166,7 +177,8 @@ FabricParallelSimulatorImpl::Redistribute()
     take(*m_parts[i], i);
   }
   take(m_global, kGlobal);
-  // Each partition's events were in (time stamp, uid) order: merge them so, then by origin.
+  // Each partition's events were in (time stamp, uid) order: merge them so, then by origin. The
+  // uids stay (EventIds taken at set-up remain valid): set-up drew them from one counter.
   std::stable_sort(pending.begin(),
                    pending.end(),
                    [](const Pending& a, const Pending& b)
@@ -180,10 +192,8 @@ FabricParallelSimulatorImpl::Redistribute()
   for (const Pending& p : pending)
   {
     Partition& to = PartitionFor(OwnerOf(p.ev.key.m_context));
-    Scheduler::Event ev = p.ev;
-    ev.key.m_uid = to.uid++;
     ++to.unscheduled;
-    to.events->Insert(ev);
+    to.events->Insert(p.ev);
   }
   m_redistribute = false;
 }
@@ -199,6 +209,18 @@ FabricParallelSimulatorImpl::SetLookahead(Time lookahead)
 {
   NS_ABORT_MSG_IF(lookahead.IsNegative(), "FabricParallelSimulatorImpl::SetLookahead: negative lookahead");
   m_lookahead = lookahead;
+}
+
+std::vector<FabricParallelSimulatorImpl::Partition*>
+FabricParallelSimulatorImpl::AllPartitions()
+{
+  std::vector<Partition*> all;
+  for (auto& p : m_parts)
+  {
+    all.push_back(p.get());
+  }
+  all.push_back(&m_global);
+  return all;
 }
 
 uint32_t
@@ -251,7 +273,7 @@ FabricParallelSimulatorImpl::Insert(Partition& p, uint64_t ts, uint32_t context,
   ev.impl = event;
   ev.key.m_ts = ts;
   ev.key.m_context = context;
-  ev.key.m_uid = p.uid++;
+  ev.key.m_uid = (*p.uid)++;
   ++p.unscheduled;
   p.events->Insert(ev);
   return EventId(event, ts, context, ev.key.m_uid);
@@ -301,7 +323,7 @@ FabricParallelSimulatorImpl::ScheduleDestroy(EventImpl* event)
   Partition& p = *t_current;
   EventId id(Ptr<EventImpl>(event, false), p.currentTs, Simulator::NO_CONTEXT, EventId::UID::DESTROY);
   m_destroyEvents.push_back(id);
-  ++p.uid;
+  ++*p.uid;
   return id;
 }
 
@@ -371,7 +393,7 @@ FabricParallelSimulatorImpl::GetDelayLeft(const EventId& id) const
   {
     return TimeStep(0);
   }
-  return TimeStep(id.GetTs() - OwnerOfEvent(id).currentTs);
+  return TimeStep(id.GetTs() - t_current->currentTs); // the caller's clock
 }
 
 Time
@@ -429,10 +451,10 @@ FabricParallelSimulatorImpl::GetEventCount() const
 bool
 FabricParallelSimulatorImpl::IsFinished() const
 {
-  auto empty = [](const Partition& p) {
-    return (!p.events || p.events->IsEmpty()) && p.outbox.empty() && p.windowEnd.empty();
-  };
-  return empty(m_global) && std::all_of(m_parts.begin(), m_parts.end(), [&](const auto& p) { return empty(*p); });
+  auto empty = [](const Partition& p)
+  { return (!p.events || p.events->IsEmpty()) && p.outbox.empty() && p.windowEnd.empty(); };
+  return m_stop.load(std::memory_order_relaxed) ||
+         (empty(m_global) && std::all_of(m_parts.begin(), m_parts.end(), [&](const auto& p) { return empty(*p); }));
 }
 
 void
@@ -536,12 +558,13 @@ FabricParallelSimulatorImpl::Synchronise(uint64_t now)
       ev.impl = r.impl;
       ev.key.m_ts = r.ts;
       ev.key.m_context = r.context;
-      ev.key.m_uid = to.uid++;
+      ev.key.m_uid = (*to.uid)++;
       ++to.unscheduled;
       to.events->Insert(ev);
     }
     p->outbox.clear();
   }
+  FramePtr::BalancePools();
   for (auto& p : m_parts)
   {
     // A task may defer no further (one thread now: DeferToBarrier runs it at once).
@@ -563,6 +586,15 @@ FabricParallelSimulatorImpl::RunParallel()
   if (m_redistribute)
   {
     Redistribute();
+  }
+  // From here on each partition numbers its own events (uids need only be unique within one).
+  for (Partition* p : AllPartitions())
+  {
+    if (p->uid != &p->ownUid)
+    {
+      p->ownUid = m_setupUid;
+      p->uid = &p->ownUid;
+    }
   }
   m_quit = false;
   m_running = 0;

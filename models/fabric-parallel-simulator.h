@@ -118,7 +118,7 @@ private:
 
   /// \brief A partition: its events and its clock. m_parts[i] for partition i; m_global for the
   /// global events (see the file comment).
-  struct Partition
+  struct alignas(64) Partition // line-aligned: the partitions' threads write their own
   {
     uint32_t index = 0;
     bool parallel = false; ///< one of several partitions, each on a thread of its own
@@ -126,7 +126,11 @@ private:
     uint64_t currentTs = 0;
     uint32_t currentUid = 0;
     uint32_t currentContext = 0;
-    uint32_t uid = 4; ///< next uid (0-3 are EventId's reserved values), as in DefaultSimulatorImpl
+    /// The counter this partition's uids come from: its own (ownUid) while running, one shared by
+    /// all partitions before the first parallel Run, so that events scheduled at set-up keep
+    /// unique uids (and their EventIds stay valid) when Run moves them to their partitions.
+    uint32_t ownUid = 4; ///< next uid (0-3 are EventId's reserved values), as in DefaultSimulatorImpl
+    uint32_t* uid = &ownUid;
     uint64_t eventCount = 0;
     int unscheduled = 0;
     double waitSeconds = 0; ///< wall time spent waiting at window ends
@@ -145,8 +149,8 @@ private:
       void* object;
       uint32_t argument;
     };
-    std::vector<Task> tasks;       ///< for the barrier
-    std::vector<Task> windowEnd;   ///< for the end of the window, on this partition's thread
+    std::vector<Task> tasks;     ///< for the barrier
+    std::vector<Task> windowEnd; ///< for the end of the window, on this partition's thread
   };
   static constexpr uint32_t kGlobal = ~0u;
   /// The partition the calling thread runs (the global one on the main thread between windows,
@@ -154,6 +158,8 @@ private:
   __attribute__((tls_model("initial-exec"))) static inline thread_local Partition* t_current = nullptr;
 
   Partition& PartitionFor(uint32_t index) { return index == kGlobal ? m_global : *m_parts[index]; }
+  /// \brief The partitions, then the global one.
+  std::vector<Partition*> AllPartitions();
   /// \brief The partition that owns events of `context` (the global one for NO_CONTEXT when
   /// partitions > 1).
   uint32_t OwnerOf(uint32_t context) const;
@@ -180,6 +186,7 @@ private:
   std::atomic<bool> m_stop{ false };
   uint64_t m_windows = 0;
   bool m_redistribute = false; ///< pending events may sit in the wrong partition
+  uint32_t m_setupUid = 4;     ///< the shared uid counter of set-up (see Partition::uid)
 
   // Workers: partition i > 0 runs on m_workers[i - 1]. Each window the main thread publishes
   // its end (m_windowEnd), bumps m_generation and waits until m_running is back to zero.

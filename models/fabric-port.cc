@@ -99,6 +99,7 @@ void
 FabricPort::SetNode(Ptr<Node> node)
 {
   m_node = PeekPointer(node);
+  m_context = node ? node->GetId() : 0;
   if (m_channel)
   {
     m_channel->RefreshArrivalDelay(); // the channel names this node as its events' context
@@ -269,10 +270,10 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
     cls = PortQueueConfig::kControlClass;
     size = frame->Size();
   }
-  const bool lossless = ingress && ingress->GetQueueConfig()->PfcEnabled(cls);
+  const bool lossless = ingress && ingress->QueueConfig()->PfcEnabled(cls);
   if (lossless)
   {
-    const PortQueueConfig& in = *ingress->GetQueueConfig();
+    const PortQueueConfig& in = *ingress->QueueConfig();
     if (ingress->m_ingress[cls] + size > in.PfcXoff() + in.PfcHeadroom())
     {
       Drop(*frame, DropCause::PfcHeadroom);
@@ -301,7 +302,7 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
   if (lossless)
   {
     ingress->m_ingress[cls] += size;
-    if (ingress->m_ingress[cls] > ingress->GetQueueConfig()->PfcXoff() && !((ingress->m_pauseSentMask >> cls) & 1))
+    if (ingress->m_ingress[cls] > ingress->QueueConfig()->PfcXoff() && !((ingress->m_pauseSentMask >> cls) & 1))
     {
       ingress->SendPfc(cls, true);
     }
@@ -461,7 +462,16 @@ FabricPort::ArmWake()
     // The simulator releases one reference after the event runs; ours keeps the event alive.
     m_wake->Ref();
     FabricScheduler::ExpectPrefetching(PeekPointer(m_wake));
-    Simulator::Schedule(m_busyUntil - Simulator::Now(), PeekPointer(m_wake));
+    // With the node's context: a wake armed by a global event (a link failure, say) belongs to the
+    // node's partition in a parallel run, not to the global events.
+    if (m_node)
+    {
+      Simulator::ScheduleWithContext(m_context, m_busyUntil - Simulator::Now(), PeekPointer(m_wake));
+    }
+    else
+    {
+      Simulator::Schedule(m_busyUntil - Simulator::Now(), PeekPointer(m_wake));
+    }
   }
 }
 

@@ -75,6 +75,9 @@ public:
   DataRate GetDataRate() const { return m_rate; }
   void SetQueueConfig(Ptr<PortQueueConfig> config) { m_config = config; }
   Ptr<PortQueueConfig> GetQueueConfig() const { return m_config; }
+  /// \brief The same, without a reference count (for the hot path: shared by many ports, whose
+  /// partitions may run on several threads, it must not be counted from them).
+  const PortQueueConfig* QueueConfig() const { return PeekPointer(m_config); }
   void SetHandler(FabricPacketHandler* handler) { m_handler = handler; }
   FabricPacketHandler* GetHandler() const { return m_handler; }
   /// \brief Delay between a frame's arrival and its handling by the node (switch latency).
@@ -243,6 +246,7 @@ private:
   std::unique_ptr<Traces> m_traces;
 
   Node* m_node = nullptr;
+  uint32_t m_context = 0; ///< m_node's id: the context of the port's own events
   DataRate m_rate;
   Time m_ingressLatency;
   /// The fallback start event (see the file comment), made once and scheduled again and again;

@@ -191,7 +191,7 @@ FabricSwitch::HandleFrame(FabricPort& in, FramePtr frame)
     return;
   }
   ++m_forwarded;
-  const uint8_t cls = out.GetQueueConfig()->ClassOfDscp(f.Dscp());
+  const uint8_t cls = out.QueueConfig()->ClassOfDscp(f.Dscp());
   out.Enqueue(std::move(frame), cls, &in);
 }
 

@@ -40,10 +40,10 @@ EvStateName(EvState s)
 struct MrcEv
 {
   // 8 bytes: a QP has 128-256 of them, and a large run thousands of QPs.
-  uint16_t id = 0;       ///< index in the QP's EV table (echoed in SACK/NACK)
-  uint16_t port = 0;     ///< NIC port (plane)
-  uint8_t plane = 0;     ///< a fabric has at most 64 planes
-  bool active = false;   ///< in the spraying set (else a backup, or out for probing)
+  uint16_t id = 0;     ///< index in the QP's EV table (echoed in SACK/NACK)
+  uint16_t port = 0;   ///< NIC port (plane)
+  uint8_t plane = 0;   ///< a fabric has at most 64 planes
+  bool active = false; ///< in the spraying set (else a backup, or out for probing)
   EvState state = EvState::Good;
   uint8_t usidCount = 0; ///< uSIDs of its SRv6 path (0 in entropy mode)
 

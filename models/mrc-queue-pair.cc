@@ -170,8 +170,8 @@ MrcQueuePair::SetUp()
         {
           paths.back() = routing->Usids(path, m_remoteGpu, plane);
           NS_ABORT_MSG_IF(paths.back().size() > UsidList::kCapacity,
-                          "MrcQueuePair: a path of " << paths.back().size() << " uSIDs, at most "
-                                                     << UsidList::kCapacity << " fit after a 32-bit locator");
+                          "MrcQueuePair: a path of " << paths.back().size() << " uSIDs, at most " << UsidList::kCapacity
+                                                     << " fit after a 32-bit locator");
           ev.usidCount = static_cast<uint8_t>(paths.back().size());
         }
       }

@@ -195,9 +195,9 @@ private:
   struct SendRecord
   {
     SendRecord(uint32_t seq, uint16_t sends)
-      : seqLow(static_cast<uint16_t>(seq)),
-        seqHigh(static_cast<uint16_t>(seq >> 16)),
-        sends(sends)
+      : seqLow(static_cast<uint16_t>(seq))
+      , seqHigh(static_cast<uint16_t>(seq >> 16))
+      , sends(sends)
     {
     }
     /// \brief Low 32 bits of the sequence number (see RecordSeq).

@@ -137,7 +137,8 @@ private:
     {
       throw std::length_error("RingQueue: more than 2^26 entries");
     }
-    T* bigger = static_cast<T*>(::operator new(std::size_t(StepCapacity(step)) * sizeof(T), std::align_val_t(alignof(T))));
+    T* bigger =
+      static_cast<T*>(::operator new(std::size_t(StepCapacity(step)) * sizeof(T), std::align_val_t(alignof(T))));
     const uint32_t n = m_size;
     for (uint32_t i = 0; i < n; ++i)
     {

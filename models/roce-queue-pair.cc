@@ -184,7 +184,7 @@ RoceQueuePair::NextPacket(uint16_t port, Time* retryAt)
   ++m_packetsSent;
   if (m_dcqcn)
   {
-    const uint64_t bits = uint64_t(p->Size() + m_nic->GetHost()->GetPort(m_port)->GetQueueConfig()->FramingBytes()) * 8;
+    const uint64_t bits = uint64_t(p->Size() + m_nic->GetHost()->GetPort(m_port)->QueueConfig()->FramingBytes()) * 8;
     m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(bits * 1e12 / double(m_dcqcn->GetRate().GetBitRate())));
     m_dcqcn->OnBytesSent(p->Size());
   }

@@ -105,6 +105,8 @@ BenchPermutation(const CliArgs& args)
   auto fabric = std::make_shared<const Fabric>(BuildFabric(PresetSpec(preset), "preset " + preset));
   FabricNetwork net(fabric);
   const uint32_t crossing = net.Partition(partitions);
+  FabricParallelSimulatorImpl* sim = FabricParallelSimulatorImpl::Get();
+  NS_ABORT_MSG_IF(!sim, "bench perm-8192: the simulator implementation is not ns3::FabricParallelSimulatorImpl");
   // MRC's fabric: trimming everywhere, ECN off on the last hop, no PFC.
   net.GetLastHopPortConfig()->SetAttribute("EcnEnabled", BooleanValue(false));
   for (auto cfg : { net.GetFabricPortConfig(), net.GetLastHopPortConfig() })
@@ -131,11 +133,11 @@ BenchPermutation(const CliArgs& args)
   const double tRun = clock.Seconds();
   const uint64_t events = Simulator::GetEventCount() - events0;
   const Time simulated = TimeStep(done.last.load()); // the last flow's completion
-  const uint64_t windows = FabricParallelSimulatorImpl::Get()->GetWindows();
+  const uint64_t windows = sim->GetWindows();
   std::vector<double> waits;
   for (uint32_t i = 0; i < partitions && partitions > 1; ++i)
   {
-    waits.push_back(FabricParallelSimulatorImpl::Get()->GetWaitSeconds(i));
+    waits.push_back(sim->GetWaitSeconds(i));
   }
 
   uint64_t hops = 0;
