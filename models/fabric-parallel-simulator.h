@@ -8,24 +8,31 @@
 // With one partition (the default) it behaves exactly as ns-3's DefaultSimulatorImpl: same event
 // order (time stamp, then uid), same uids, same event count. With more, each partition orders its
 // own events by (time stamp, uid) with uids of its own, so runs with different partition counts
-// agree in outcome but not necessarily in the order of simultaneous events.
+// deliver the same traffic but may order simultaneous events differently (and so, for example,
+// coalesce SACKs differently). A lossy link between partitions draws its losses at window ends,
+// in hand-over order: the same rate, not the same packets as with one partition.
 //
 // Which partition runs an event: the partition of its context (a node id, mapped by
 // SetPartitionOf; unmapped nodes are in partition 0). Simulator::Schedule keeps the running event's
 // partition. Events with no context scheduled outside any partition (before Run, or from such an
 // event) are global: they run alone, between windows, with all partitions stopped at their time
 // stamp (before the partitions' events of the same time stamp). Failure injection and routing
-// reconvergence run so.
+// reconvergence run so. What a global event schedules without a context is global too, so a
+// model that arms its own timers from one (an MRC retransmission timer armed by a link failure)
+// serialises the run while they last; FabricPort's wake uses its node's context for that reason.
 //
 // What models must respect when partitions > 1 (checked where it can be): an event for a node of
 // another partition is scheduled with ScheduleWithContext and at least one lookahead ahead (else
 // the run aborts, naming both); a model touches another node's state only through such events or
 // through a link (FabricChannel hands frames over at window ends); Cancel, Remove, IsExpired and
-// GetDelayLeft only for events of the calling partition. Simulator::Stop from inside a partition
-// takes effect at the end of the window (deterministically); a Stop event scheduled before Run is
-// global and exact.
+// GetDelayLeft only for events of the calling partition; no ns-3 Packet is made inside a window
+// (ns-3's packet free lists and uid counter are unlocked: a packet trace source or pcap aborts
+// the run); trace sinks of other kinds run on the partitions' threads. Simulator::Stop from
+// inside a partition takes effect at the end of the window (deterministically); a Stop event
+// scheduled before Run is global and exact.
 //
-// Leaves out: partitioning across processes (MPI), and dynamic load balancing.
+// Leaves out: partitioning across processes (MPI), dynamic load balancing, scheduling from
+// threads other than the simulator's.
 // Select it with GlobalValue "SimulatorImplementationType" = "ns3::FabricParallelSimulatorImpl",
 // then SetPartitions, SetPartitionOf and SetLookahead before scheduling (FabricNetwork::Partition
 // does all three for a fabric).
