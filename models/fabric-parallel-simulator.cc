@@ -31,11 +31,16 @@ FabricParallelSimulatorImpl::FabricParallelSimulatorImpl()
   m_parts.push_back(std::make_unique<Partition>());
   m_parts[0]->currentContext = Simulator::NO_CONTEXT;
   t_current = m_parts[0].get();
+  s_active = this;
 }
 
 FabricParallelSimulatorImpl::~FabricParallelSimulatorImpl()
 {
   StopWorkers();
+  if (s_active == this)
+  {
+    s_active = nullptr;
+  }
   if (t_current == m_parts[0].get() || t_current == &m_global)
   {
     t_current = nullptr;
@@ -258,6 +263,19 @@ FabricParallelSimulatorImpl::DeferToWindowEnd(BarrierTask fn, void* object, uint
 {
   NS_ABORT_MSG_IF(!InParallelWindow(), "FabricParallelSimulatorImpl::DeferToWindowEnd: outside a partition's window");
   t_current->windowEnd.push_back(Partition::Task{ fn, object, argument });
+}
+
+EventId
+FabricParallelSimulatorImpl::ScheduleForNode(uint32_t context, const Time& delay, EventImpl* event)
+{
+  FabricParallelSimulatorImpl* sim = s_active;
+  if (sim && t_current == &sim->m_global && sim->m_parts.size() > 1)
+  {
+    NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "FabricParallelSimulatorImpl::ScheduleForNode: negative delay");
+    Partition& owner = sim->PartitionFor(sim->OwnerOf(context));
+    return sim->Insert(owner, sim->m_global.currentTs + delay.GetTimeStep(), context, event);
+  }
+  return Simulator::Schedule(delay, Ptr<EventImpl>(event, false));
 }
 
 bool

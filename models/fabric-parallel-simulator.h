@@ -18,8 +18,9 @@
 // event) are global: they run alone, between windows, with all partitions stopped at their time
 // stamp (before the partitions' events of the same time stamp). Failure injection and routing
 // reconvergence run so. What a global event schedules without a context is global too, so a
-// model that arms its own timers from one (an MRC retransmission timer armed by a link failure)
-// serialises the run while they last; FabricPort's wake uses its node's context for that reason.
+// model that arms its own timers from one would serialise the run while they last: FabricPort's
+// wake and the MRC and RoCE QP timers use their node's context (ScheduleForNode); DCQCN's timers
+// do not yet.
 //
 // What models must respect when partitions > 1 (checked where it can be): an event for a node of
 // another partition is scheduled with ScheduleWithContext and at least one lookahead ahead (else
@@ -99,6 +100,13 @@ public:
   /// with other partitions must wait for the barrier).
   static bool InParallelWindow();
 
+  /// \brief As Simulator::Schedule (the returned EventId cancels it), for an event of node
+  /// `context`'s own: scheduled from a global event or at set-up of a parallel run, it goes to
+  /// the node's partition instead of staying global (a timer armed by a link failure, say, would
+  /// otherwise serialise the run). With any other simulator, or inside a partition, it is
+  /// Simulator::Schedule.
+  static EventId ScheduleForNode(uint32_t context, const Time& delay, EventImpl* event);
+
   // SimulatorImpl
   void Destroy() override;
   bool IsFinished() const override;
@@ -163,6 +171,8 @@ private:
   /// The partition the calling thread runs (the global one on the main thread between windows,
   /// when partitions > 1). Initial-exec: Now() reads it with one %fs-relative load.
   __attribute__((tls_model("initial-exec"))) static inline thread_local Partition* t_current = nullptr;
+  /// The simulator implementation alive now, if it is this class (ScheduleForNode).
+  static inline FabricParallelSimulatorImpl* s_active = nullptr;
 
   Partition& PartitionFor(uint32_t index) { return index == kGlobal ? m_global : *m_parts[index]; }
   /// \brief The partitions, then the global one.

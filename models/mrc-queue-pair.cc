@@ -658,7 +658,7 @@ MrcQueuePair::ArmTimer()
   }
   const Time at = std::max(Tx(FrontSeq()).SentAt() + m_rto, Simulator::Now());
   Simulator::Cancel(m_timer);
-  m_timer = Simulator::Schedule(at - Simulator::Now(), &MrcQueuePair::OnTimer, this);
+  m_timer = ScheduleTimer(at - Simulator::Now(), &MrcQueuePair::OnTimer, this);
 }
 
 void
@@ -691,7 +691,7 @@ MrcQueuePair::StartProbes()
 {
   if (!m_probing.empty() && !m_probeTimer.IsRunning())
   {
-    m_probeTimer = Simulator::Schedule(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);
+    m_probeTimer = ScheduleTimer(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);
   }
 }
 
@@ -720,7 +720,7 @@ MrcQueuePair::OnProbeTimer()
     spec.usids = EvUsids(ev.id); // along the EV's own path
     m_nic->SendControl(MakeControlFrame(spec, probe), ev.port);
   }
-  m_probeTimer = Simulator::Schedule(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);
+  m_probeTimer = ScheduleTimer(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);
 }
 
 void

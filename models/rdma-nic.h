@@ -36,6 +36,8 @@ public:
   void Attach(Ptr<FabricHost> host);
   Ptr<FabricHost> GetHost() const { return m_host; }
   uint32_t GetGpu() const { return m_host->GetGpuIndex(); }
+  /// \brief Id of the host node (the context of the NIC's and its QPs' events).
+  uint32_t GetNodeId() const { return m_nodeId; }
   uint16_t NumPorts() const { return m_host->NumPorts(); }
   /// \brief The fabric's routing (SRv6 paths for MRC EVs); set by whoever builds the NIC.
   void SetRouting(const mrcsim::FabricRouting* routing) { m_routing = routing; }

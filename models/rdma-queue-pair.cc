@@ -72,4 +72,10 @@ RdmaQueuePair::ControlSpec(uint8_t opcode, int plane, uint16_t entropy) const
   return spec;
 }
 
+uint32_t
+RdmaQueuePair::NodeId() const
+{
+  return m_nic->GetNodeId();
+}
+
 } // namespace ns3

@@ -6,8 +6,11 @@
 
 #include "models/fabric-frame.h"
 #include "models/fabric-packet.h"
+#include "models/fabric-parallel-simulator.h"
 #include "models/roce-bth-header.h"
 
+#include "ns3/event-id.h"
+#include "ns3/make-event.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
@@ -65,6 +68,15 @@ protected:
   void DoDispose() override;
   /// \brief Marks the QP failed, with the cause (traced), and tells the NIC.
   void Fail(const std::string& cause);
+  /// \brief Schedules a timer of this QP as its node's event (see
+  /// FabricParallelSimulatorImpl::ScheduleForNode): `(this->*mem)()` after `delay`.
+  template<typename MEM, typename OBJ>
+  EventId ScheduleTimer(const Time& delay, MEM mem, OBJ obj) const
+  {
+    return FabricParallelSimulatorImpl::ScheduleForNode(NodeId(), delay, MakeEvent(mem, obj));
+  }
+  /// \brief Id of the node this QP's NIC is in.
+  uint32_t NodeId() const;
 
   RdmaNic* m_nic = nullptr;
   uint32_t m_qpn = 0;

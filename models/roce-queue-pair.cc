@@ -353,7 +353,7 @@ RoceQueuePair::ArmTimer()
   // Re-armed, not re-created: an earlier pending event looks at the deadline and waits on.
   if (!m_timer.IsRunning())
   {
-    m_timer = Simulator::Schedule(m_rto, &RoceQueuePair::OnTimer, this);
+    m_timer = ScheduleTimer(m_rto, &RoceQueuePair::OnTimer, this);
   }
 }
 
@@ -367,7 +367,7 @@ RoceQueuePair::OnTimer()
   const Time now = Simulator::Now();
   if (now < m_deadline)
   {
-    m_timer = Simulator::Schedule(m_deadline - now, &RoceQueuePair::OnTimer, this);
+    m_timer = ScheduleTimer(m_deadline - now, &RoceQueuePair::OnTimer, this);
     return;
   }
   ++m_timeouts;
@@ -381,7 +381,7 @@ RoceQueuePair::OnTimer()
   m_rto = m_rto * 2; // exponential backoff until progress
   Rewind(m_sndUna, true);
   m_deadline = now + m_rto;
-  m_timer = Simulator::Schedule(m_rto, &RoceQueuePair::OnTimer, this);
+  m_timer = ScheduleTimer(m_rto, &RoceQueuePair::OnTimer, this);
 }
 
 } // namespace ns3

@@ -12,6 +12,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/global-value.h"
+#include "ns3/make-event.h"
 #include "ns3/object-factory.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -329,6 +330,50 @@ TEST_CASE("parallel simulator: EventIds taken before the partitions were set sti
   CHECK_FALSE(fired);
   CHECK(nodeRan);
   CHECK(Simulator::GetEventCount() == 3);
+}
+
+TEST_CASE("parallel simulator: a node's timer armed by a global event runs in the node's partition", "[parallel]")
+{
+  ParallelSimulator sim;
+  std::vector<Actor> actors;
+  StartTwoActors(sim.Impl(), actors, MicroSeconds(5), Time(0));
+  struct Timer
+  {
+    uint32_t context = 0;
+    std::thread::id thread;
+    int64_t at = -1;
+    bool cancelled = false;
+  } timer;
+  // A global event (scheduled at set-up, no context) arms a timer of node 2, and one it cancels.
+  Simulator::Schedule(NanoSeconds(1500),
+                      [&timer]
+                      {
+                        FabricParallelSimulatorImpl::ScheduleForNode(2,
+                                                                     NanoSeconds(250),
+                                                                     MakeEvent(
+                                                                       [&timer]
+                                                                       {
+                                                                         timer.context = Simulator::GetContext();
+                                                                         timer.thread = std::this_thread::get_id();
+                                                                         timer.at = Simulator::Now().GetTimeStep();
+                                                                       }));
+                        EventId doomed = FabricParallelSimulatorImpl::ScheduleForNode(2,
+                                                                                      NanoSeconds(300),
+                                                                                      MakeEvent(
+                                                                                        [&timer]
+                                                                                        {
+                                                                                          timer.cancelled =
+                                                                                            false; // must not run
+                                                                                        }));
+                        timer.cancelled = true;
+                        Simulator::Cancel(doomed);
+                      });
+  Simulator::Run();
+  CHECK(timer.context == 2);
+  CHECK(timer.at == NanoSeconds(1750).GetTimeStep());
+  CHECK(timer.thread == actors[1].thread); // node 2's partition's thread
+  CHECK(timer.thread != std::this_thread::get_id());
+  CHECK(timer.cancelled);
 }
 
 TEST_CASE("frame pools: frames freed on another thread go back where they are short", "[parallel]")
