@@ -19,8 +19,8 @@
 // stamp (before the partitions' events of the same time stamp). Failure injection and routing
 // reconvergence run so. What a global event schedules without a context is global too, so a
 // model that arms its own timers from one would serialise the run while they last: FabricPort's
-// wake and the MRC and RoCE QP timers use their node's context (ScheduleForNode); DCQCN's timers
-// do not yet.
+// wake and the MRC and RoCE QP timers use their node's context (ScheduleForNode); DCQCN's are
+// armed only by CNPs, inside partitions.
 //
 // What models must respect when partitions > 1 (checked where it can be): an event for a node of
 // another partition is scheduled with ScheduleWithContext and at least one lookahead ahead (else
