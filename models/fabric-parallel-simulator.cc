@@ -114,21 +114,12 @@ FabricParallelSimulatorImpl::SetPartitions(uint32_t n)
     parts.push_back(std::move(p));
   }
   Ptr<Scheduler> global = m_schedulerFactory.Create<Scheduler>();
-  auto move = [&](Partition& from, Partition& to, Ptr<Scheduler>& into)
+  Partition& first = *parts[0];
+  for (Partition* p : AllPartitions())
   {
-    while (from.events && !from.events->IsEmpty())
-    {
-      into->Insert(from.events->RemoveNext());
-      --from.unscheduled;
-      ++to.unscheduled;
-    }
-    to.eventCount += from.eventCount;
-  };
-  for (auto& p : m_parts)
-  {
-    move(*p, *parts[0], parts[0]->events);
+    MoveEvents(p->events, *first.events);
+    first.eventCount += p->eventCount;
   }
-  move(m_global, *parts[0], parts[0]->events);
   m_global.eventCount = 0;
   m_global.currentTs = old.currentTs;
   m_setupUid = *old.uid;
@@ -163,42 +154,20 @@ FabricParallelSimulatorImpl::SetPartitionOf(uint32_t context, uint32_t partition
 void
 FabricParallelSimulatorImpl::Redistribute()
 {
-  struct Pending
+  // Uids stay (EventIds taken at set-up remain valid: set-up drew them from one counter), and
+  // each heap orders its events by (time stamp, uid) whatever the order they come in.
+  std::vector<Scheduler::Event> pending;
+  for (Partition* p : AllPartitions())
   {
-    Scheduler::Event ev;
-    uint32_t from;
-  };
-  std::vector<Pending> pending;
-  auto take = [&](Partition& p, uint32_t from)
-  {
-    while (!p.events->IsEmpty())
+    while (!p->events->IsEmpty())
     {
-      pending.push_back(Pending{ p.events->RemoveNext(), from });
-      --p.unscheduled;
+      pending.push_back(p->events->RemoveNext());
     }
-  };
-  for (uint32_t i = 0; i < m_parts.size(); ++i)
-  {
-    take(*m_parts[i], i);
   }
-  take(m_global, kGlobal);
-  // Each partition's events were in (time stamp, uid) order: merge them so, then by origin. The
-  // uids stay (EventIds taken at set-up remain valid): set-up drew them from one counter.
-  std::stable_sort(pending.begin(),
-                   pending.end(),
-                   [](const Pending& a, const Pending& b)
-                   {
-                     if (a.ev.key.m_ts != b.ev.key.m_ts)
-                     {
-                       return a.ev.key.m_ts < b.ev.key.m_ts;
-                     }
-                     return a.ev.key.m_uid < b.ev.key.m_uid;
-                   });
-  for (const Pending& p : pending)
+  for (const Scheduler::Event& ev : pending)
   {
-    Partition& to = PartitionFor(OwnerOf(p.ev.key.m_context));
-    ++to.unscheduled;
-    to.events->Insert(p.ev);
+    Partition& to = PartitionFor(OwnerOf(ev.key.m_context));
+    to.events->Insert(ev);
   }
   m_redistribute = false;
 }
@@ -284,17 +253,32 @@ FabricParallelSimulatorImpl::InParallelWindow()
   return t_current && t_current->parallel;
 }
 
-EventId
-FabricParallelSimulatorImpl::Insert(Partition& p, uint64_t ts, uint32_t context, EventImpl* event)
+uint32_t
+FabricParallelSimulatorImpl::Enqueue(Partition& p, uint64_t ts, uint32_t context, EventImpl* event)
 {
   Scheduler::Event ev;
   ev.impl = event;
   ev.key.m_ts = ts;
   ev.key.m_context = context;
   ev.key.m_uid = (*p.uid)++;
-  ++p.unscheduled;
   p.events->Insert(ev);
-  return EventId(event, ts, context, ev.key.m_uid);
+  return ev.key.m_uid;
+}
+
+EventId
+FabricParallelSimulatorImpl::Insert(Partition& p, uint64_t ts, uint32_t context, EventImpl* event)
+{
+  const uint32_t uid = Enqueue(p, ts, context, event);
+  return EventId(event, ts, context, uid);
+}
+
+void
+FabricParallelSimulatorImpl::MoveEvents(Ptr<Scheduler>& from, Scheduler& into)
+{
+  while (from && !from->IsEmpty())
+  {
+    into.Insert(from->RemoveNext());
+  }
 }
 
 EventId
@@ -316,7 +300,7 @@ FabricParallelSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& d
   if (owner == p.index || !p.parallel)
   {
     // Our own partition, or one thread running (set-up, a global event, a barrier).
-    Insert(PartitionFor(owner), ts, context, event);
+    Enqueue(PartitionFor(owner), ts, context, event);
     return;
   }
   NS_ABORT_MSG_IF(delay < m_lookahead,
@@ -370,7 +354,6 @@ FabricParallelSimulatorImpl::Remove(const EventId& id)
   p.events->Remove(event);
   event.impl->Cancel();
   event.impl->Unref(); // the scheduler's reference
-  --p.unscheduled;
 }
 
 void
@@ -427,13 +410,7 @@ FabricParallelSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
   auto replace = [&](Partition& p)
   {
     Ptr<Scheduler> events = schedulerFactory.Create<Scheduler>();
-    if (p.events)
-    {
-      while (!p.events->IsEmpty())
-      {
-        events->Insert(p.events->RemoveNext());
-      }
-    }
+    MoveEvents(p.events, *events);
     p.events = events;
   };
   for (auto& p : m_parts)
@@ -505,7 +482,6 @@ void
 FabricParallelSimulatorImpl::ProcessOneEvent(Partition& p)
 {
   Scheduler::Event next = p.events->RemoveNext();
-  --p.unscheduled;
   ++p.eventCount;
   p.currentTs = next.key.m_ts;
   p.currentContext = next.key.m_context;
@@ -571,14 +547,7 @@ FabricParallelSimulatorImpl::Synchronise(uint64_t now)
   {
     for (const Partition::Remote& r : p->outbox)
     {
-      Partition& to = PartitionFor(r.partition);
-      Scheduler::Event ev;
-      ev.impl = r.impl;
-      ev.key.m_ts = r.ts;
-      ev.key.m_context = r.context;
-      ev.key.m_uid = (*to.uid)++;
-      ++to.unscheduled;
-      to.events->Insert(ev);
+      Enqueue(PartitionFor(r.partition), r.ts, r.context, r.impl);
     }
     p->outbox.clear();
   }

@@ -147,7 +147,6 @@ private:
     uint32_t ownUid = 4; ///< next uid (0-3 are EventId's reserved values), as in DefaultSimulatorImpl
     uint32_t* uid = &ownUid;
     uint64_t eventCount = 0;
-    int unscheduled = 0;
     double waitSeconds = 0; ///< wall time spent waiting at window ends
     /// Events for other partitions, handed over at the end of the window.
     struct Remote
@@ -181,7 +180,12 @@ private:
   /// partitions > 1).
   uint32_t OwnerOf(uint32_t context) const;
   const Partition& OwnerOfEvent(const EventId& id) const;
+  /// \brief Puts `event` in p's heap with the next uid of p's counter; returns the uid.
+  uint32_t Enqueue(Partition& p, uint64_t ts, uint32_t context, EventImpl* event);
+  /// \brief Enqueue, and the EventId of the event.
   EventId Insert(Partition& p, uint64_t ts, uint32_t context, EventImpl* event);
+  /// \brief Moves every event of `from` (if any) to `into`, keeping its key.
+  static void MoveEvents(Ptr<Scheduler>& from, Scheduler& into);
   void ProcessOneEvent(Partition& p);
   /// \brief Runs partition p's events earlier than `end` (stopping early on Stop when alone).
   void RunUntil(Partition& p, uint64_t end);

@@ -143,7 +143,7 @@ MrcQueuePair::SetUp()
   m_portInflight.assign(ports, 0);
   m_peerPlaneUp.assign(ports, true);
   m_evs.reserve(size_t(ports) * (perPlane + m_backupsPerPlane));
-  std::vector<std::vector<uint16_t>> paths; // by EV id, packed below
+  std::vector<UsidList> paths; // by EV id, packed below
   DataRate line(0);
   for (uint16_t port = 0; port < ports; ++port)
   {
@@ -168,10 +168,7 @@ MrcQueuePair::SetUp()
         }
         else
         {
-          paths.back() = routing->Usids(path, m_remoteGpu, plane);
-          NS_ABORT_MSG_IF(paths.back().size() > UsidList::kCapacity,
-                          "MrcQueuePair: a path of " << paths.back().size() << " uSIDs, at most " << UsidList::kCapacity
-                                                     << " fit after a 32-bit locator");
+          paths.back() = routing->Usids(path, m_remoteGpu, plane); // aborts if it does not fit
           ev.usidCount = static_cast<uint8_t>(paths.back().size());
         }
       }
@@ -793,12 +790,8 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
   if (m_peer)
   {
     // An event of the peer's node: in a parallel run it may be in another partition.
-    Simulator::ScheduleWithContext(m_peer->m_nic->GetHost()->GetId(),
-                                   m_portStatusDelay,
-                                   &MrcQueuePair::PeerPortStateChanged,
-                                   m_peer,
-                                   m_nic->PlaneOfPort(port),
-                                   up);
+    Simulator::ScheduleWithContext(
+      m_peer->NodeId(), m_portStatusDelay, &MrcQueuePair::PeerPortStateChanged, m_peer, m_nic->PlaneOfPort(port), up);
   }
 }
 

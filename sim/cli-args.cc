@@ -62,4 +62,25 @@ CliArgs::Values(const std::string& name) const
   return it == m_values.end() ? std::vector<std::string>{} : it->second;
 }
 
+uint64_t
+CliArgs::Unsigned(const std::string& name, const std::string& fallback, uint64_t min) const
+{
+  const std::string text = Value(name, fallback);
+  std::size_t used = 0;
+  uint64_t value = 0;
+  try
+  {
+    value = std::stoull(text, &used);
+  }
+  catch (const std::exception&)
+  {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || text[0] == '-' || value < min)
+  {
+    throw UsageError(name + " " + text + ": expected an integer of at least " + std::to_string(min));
+  }
+  return value;
+}
+
 } // namespace mrcsim

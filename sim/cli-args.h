@@ -33,6 +33,9 @@ public:
   bool Has(const std::string& name) const { return m_values.count(name) > 0; }
   std::string Value(const std::string& name, const std::string& fallback = "") const;
   std::vector<std::string> Values(const std::string& name) const;
+  /// \brief The value of `name` as an unsigned integer of at least `min` (`fallback` if absent);
+  /// anything else is a UsageError naming the option.
+  uint64_t Unsigned(const std::string& name, const std::string& fallback, uint64_t min) const;
   const std::vector<std::string>& Positional() const { return m_positional; }
 
 private:

@@ -55,28 +55,6 @@ CountDone(Completions* c, uint32_t, uint64_t, uint64_t, ns3::Time)
   }
 }
 
-/// The value of option `name` as an unsigned integer of at least `min` (`fallback` if absent).
-uint64_t
-UnsignedOption(const CliArgs& args, const std::string& name, const std::string& fallback, uint64_t min)
-{
-  const std::string text = args.Value(name, fallback);
-  std::size_t used = 0;
-  uint64_t value = 0;
-  try
-  {
-    value = std::stoull(text, &used);
-  }
-  catch (const std::exception&)
-  {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || text[0] == '-' || value < min)
-  {
-    throw UsageError(name + " " + text + ": expected an integer of at least " + std::to_string(min));
-  }
-  return value;
-}
-
 } // namespace
 
 int
@@ -84,10 +62,10 @@ BenchPermutation(const CliArgs& args)
 {
   using namespace ns3;
   const std::string preset = args.Value("--preset", "perm-8192");
-  const uint64_t bytes = UnsignedOption(args, "--bytes", "2097152", 1);
-  const uint64_t seed = UnsignedOption(args, "--seed", "1", 0);
+  const uint64_t bytes = args.Unsigned("--bytes", "2097152", 1);
+  const uint64_t seed = args.Unsigned("--seed", "1", 0);
   const std::string scheduler = args.Value("--scheduler", "ns3::FabricScheduler");
-  const uint64_t partitionsWanted = UnsignedOption(args, "--partitions", "1", 1);
+  const uint64_t partitionsWanted = args.Unsigned("--partitions", "1", 1);
   if (partitionsWanted > 64)
   {
     throw UsageError("--partitions " + std::to_string(partitionsWanted) + ": at most 64 (one thread each)");
