@@ -4,9 +4,12 @@
 #include "models/mrc-nack-header.h"
 #include "models/mrc-probe-header.h"
 #include "models/mrc-sack-header.h"
+#include "models/ipv6-usid-header.h"
 #include "models/psn.h"
 #include "models/rdma-nic.h"
+#include "models/roce-bth-header.h"
 #include "models/roce-reth-header.h"
+#include "models/roce-udp-header.h"
 #include "models/splitmix.h"
 
 #include "ns3/abort.h"
@@ -212,19 +215,29 @@ MrcQueuePair::SetUp()
   m_rto = m_rtoBase;
 }
 
+uint32_t
+MrcQueuePair::PacketBytes(const Message& m, uint64_t seq) const
+{
+  // As BuildData: IPv6, UDP, BTH and RETH, then up to one MTU of the message.
+  constexpr uint32_t kHeaders =
+    Ipv6UsidHeader::kSize + RoceUdpHeader::kSize + RoceBthHeader::kSize + RoceRethHeader::kSize;
+  const uint64_t mtu = m_nic->Mtu();
+  return kHeaders + static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - (seq - m.firstSeq) * mtu));
+}
+
 void
-MrcQueuePair::AddInflight(const TxState& t, bool add)
+MrcQueuePair::AddInflight(const TxState& t, uint32_t bytes, bool add)
 {
   uint64_t& port = m_portInflight[m_evs[t.ev].port];
   if (add)
   {
-    m_inflight += t.size;
-    port += t.size;
+    m_inflight += bytes;
+    port += bytes;
   }
   else
   {
-    m_inflight -= t.size;
-    port -= t.size;
+    m_inflight -= bytes;
+    port -= bytes;
   }
 }
 
@@ -298,9 +311,8 @@ MrcQueuePair::Unwrap(uint32_t psn, uint64_t reference) const
 }
 
 FramePtr
-MrcQueuePair::BuildData(uint64_t seq, const MrcEv& ev, bool ackRequest)
+MrcQueuePair::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, bool ackRequest)
 {
-  const Message& m = MessageOf(seq);
   const uint64_t index = seq - m.firstSeq;
   const uint64_t mtu = m_nic->Mtu();
   const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - index * mtu));
@@ -365,7 +377,8 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   // Ask for a SACK at once when this packet fills the window (or is a resend, or the last that can
   // go now): the receiver otherwise waits for SackEvery packets that the window will not let come.
   const bool fills = m_inflight + 2 * mtu > m_cc->GetWindow() || resend || (m_retx.empty() && seq + 1 >= m_totalSeq);
-  FramePtr p = BuildData(seq, ev, fills);
+  const Message& m = MessageOf(seq);
+  FramePtr p = BuildData(m, seq, ev, fills);
   if (resend)
   {
     m_retx.erase(m_retx.begin());
@@ -378,14 +391,18 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   }
   TxState& t = Tx(seq);
   t.SetSentAt(Simulator::Now());
-  t.size = static_cast<uint16_t>(p->Size());
   t.ev = ev.id;
   t.lost = false;
   t.trimmed = false;
   t.resent = resend;
   ++t.sends;
-  AddInflight(t, true);
-  m_sendOrder.push_back(SendRecord(static_cast<uint32_t>(seq), t.sends));
+  const uint32_t bytes = PacketBytes(m, seq);
+  NS_ABORT_MSG_IF(bytes != p->Size(), "MrcQueuePair: PacketBytes " << bytes << " for a packet of " << p->Size());
+  AddInflight(t, bytes, true);
+  if (resend)
+  {
+    m_resends.push_back(ResendRecord{ seq, m_sndNxt, static_cast<uint8_t>(t.sends) });
+  }
   ++m_packetsSent;
   m_dataSentTrace(m_qpn, static_cast<uint32_t>(seq & kPsnMask), ev.id, ev.plane, resend);
   if (!m_timer.IsRunning())
@@ -424,16 +441,18 @@ MrcQueuePair::Ack(uint64_t seq, uint64_t& newlyAcked)
     return;
   }
   t.acked = true;
+  Message& m = MessageOf(seq);
+  const uint32_t bytes = PacketBytes(m, seq);
   if (t.lost)
   {
     m_retx.erase(seq); // it arrived after all
   }
   else
   {
-    AddInflight(t, false);
+    AddInflight(t, bytes, false);
   }
-  newlyAcked += t.size;
-  ++MessageOf(seq).acked;
+  newlyAcked += bytes;
+  ++m.acked;
 }
 
 void
@@ -499,7 +518,7 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
     while (!m_error && PruneSendOrder() && Tx(FrontSeq()).SentAt() + m_reorderWindow < ackedSentAt)
     {
       const uint64_t s = FrontSeq();
-      m_sendOrder.pop_front();
+      PopFront();
       DeclareLost(s);
     }
   }
@@ -545,7 +564,7 @@ MrcQueuePair::HandleNack(const RdmaRxInfo& info)
     TxState& t = Tx(seq);
     t.lost = true;
     t.trimmed = true;
-    AddInflight(t, false);
+    AddInflight(t, PacketBytes(MessageOf(seq), seq), false);
     m_retx.insert(seq); // resent as soon as the window allows: no timeout
     m_cc->OnTrim();
     WakeAllPorts();
@@ -557,7 +576,7 @@ MrcQueuePair::DeclareLost(uint64_t seq)
 {
   TxState& t = Tx(seq);
   t.lost = true;
-  AddInflight(t, false);
+  AddInflight(t, PacketBytes(MessageOf(seq), seq), false);
   m_retx.insert(seq);
   m_cc->OnLoss();
   m_selector->OnFeedback(m_evs[t.ev], EvFeedback::Loss);
@@ -628,21 +647,45 @@ MrcQueuePair::Activate(uint16_t port)
 bool
 MrcQueuePair::PruneSendOrder()
 {
-  while (!m_sendOrder.empty())
+  // A first send is outstanding until its packet is acknowledged, declared lost or resent; none
+  // of these is undone, so m_firstSend only moves forward. All below m_base are acknowledged.
+  m_firstSend = std::max(m_firstSend, m_base);
+  while (m_firstSend < m_sndNxt)
   {
-    const SendRecord& r = m_sendOrder.front();
-    const uint64_t seq = RecordSeq(r);
-    if (Tracked(seq))
+    const TxState& t = Tx(m_firstSend);
+    if (!t.acked && !t.lost && !t.resent)
     {
-      const TxState& t = Tx(seq);
+      break;
+    }
+    ++m_firstSend;
+  }
+  while (!m_resends.empty())
+  {
+    const ResendRecord& r = m_resends.front();
+    if (Tracked(r.seq))
+    {
+      const TxState& t = Tx(r.seq);
       if (!t.acked && !t.lost && t.sends == r.sends)
       {
-        return true;
+        break;
       }
     }
-    m_sendOrder.pop_front();
+    m_resends.pop_front();
   }
-  return false;
+  return m_firstSend < m_sndNxt || !m_resends.empty();
+}
+
+void
+MrcQueuePair::PopFront()
+{
+  if (FrontIsFirstSend())
+  {
+    ++m_firstSend;
+  }
+  else
+  {
+    m_resends.pop_front();
+  }
 }
 
 void
@@ -670,7 +713,7 @@ MrcQueuePair::OnTimer()
   while (!m_error && PruneSendOrder() && Tx(FrontSeq()).SentAt() + m_rto <= now)
   {
     const uint64_t s = FrontSeq();
-    m_sendOrder.pop_front();
+    PopFront();
     DeclareLost(s);
     fired = true;
   }
@@ -781,7 +824,7 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
       if (!t.acked && !t.lost && m_evs[t.ev].port == port)
       {
         t.lost = true;
-        AddInflight(t, false);
+        AddInflight(t, PacketBytes(MessageOf(s), s), false);
         m_retx.insert(s);
       }
     }

@@ -99,11 +99,12 @@ private:
     uint64_t acked = 0;
     Time posted;
   };
-  /// The sender's state of one packet (16 bytes: one per packet outstanding).
-  /// 14 bytes (2-byte words only): a large run keeps a million of them.
+  /// The sender's state of one packet outstanding: 10 bytes (2-byte words only), as a large run
+  /// keeps millions of them. Its size on the wire is not kept: PacketBytes derives it from its
+  /// message, as BuildData does.
   struct TxState
   {
-    TxState() : acked(false), lost(false), trimmed(false), resent(false) {}
+    TxState() : ev(0), acked(false), lost(false), retries(0), trimmed(false), resent(false), sends(0) {}
     /// \brief Time of the latest send (kept in 48 bits of time steps: 281 s in picoseconds).
     Time SentAt() const
     {
@@ -118,14 +119,13 @@ private:
       sentAt[2] = static_cast<uint16_t>(steps >> 32);
     }
     uint16_t sentAt[3] = { 0, 0, 0 };
-    uint16_t size = 0; ///< bytes of the packet (MTU at most 9000, headers included)
-    uint16_t ev = 0;
-    uint16_t sends = 0; ///< times sent, modulo 2^16: tells the latest send's SendRecord from older ones
-    uint8_t retries = 0;
-    bool acked : 1;
-    bool lost : 1;    ///< declared lost, waiting in m_retx
-    bool trimmed : 1; ///< NACKed as trimmed, waiting in m_retx
-    bool resent : 1;
+    uint16_t ev : 14; ///< a QP has at most 16384 EVs (SetUp)
+    uint16_t acked : 1;
+    uint16_t lost : 1;    ///< declared lost, waiting in m_retx
+    uint16_t retries : 9; ///< losses declared (RetryLimit is at most 255)
+    uint16_t trimmed : 1; ///< NACKed as trimmed, waiting in m_retx
+    uint16_t resent : 1;  ///< the latest send was a resend
+    uint16_t sends : 5;   ///< times sent, modulo 32: tells the latest resend's ResendRecord from older ones
   };
   struct RxMessage
   {
@@ -136,7 +136,7 @@ private:
   };
 
   void SetUp();
-  FramePtr BuildData(uint64_t seq, const MrcEv& ev, bool ackRequest);
+  FramePtr BuildData(const Message& m, uint64_t seq, const MrcEv& ev, bool ackRequest);
   void HandleData(const RdmaRxInfo& info);
   void HandleSack(const RdmaRxInfo& info);
   void HandleNack(const RdmaRxInfo& info);
@@ -154,12 +154,21 @@ private:
   void MarkAssumedBad(uint16_t id);
   void Activate(uint16_t port);
   void WakeAllPorts();
-  void AddInflight(const TxState& t, bool add);
+  /// \brief Bytes on the wire of data packet `seq` of message `m`.
+  uint32_t PacketBytes(const Message& m, uint64_t seq) const;
+  void AddInflight(const TxState& t, uint32_t bytes, bool add);
   uint64_t PortShare() const;
-  /// \brief Drops stale records at the front of m_sendOrder; true if one is left.
+  /// \brief Skips stale sends at the front of the send order; true if one is left.
   bool PruneSendOrder();
-  /// \brief The packet of the record at the front of m_sendOrder (after PruneSendOrder).
-  uint64_t FrontSeq() const { return RecordSeq(m_sendOrder.front()); }
+  /// \brief Whether the oldest outstanding send is a first send (after PruneSendOrder).
+  bool FrontIsFirstSend() const
+  {
+    return m_firstSend < m_sndNxt && (m_resends.empty() || m_firstSend < m_resends.front().firstSendsBefore);
+  }
+  /// \brief The packet of the oldest outstanding send (after PruneSendOrder).
+  uint64_t FrontSeq() const { return FrontIsFirstSend() ? m_firstSend : m_resends.front().seq; }
+  /// \brief Takes the oldest outstanding send out of the send order (after PruneSendOrder).
+  void PopFront();
   void ArmTimer();
   void OnTimer();
   void StartProbes();
@@ -188,32 +197,21 @@ private:
   uint64_t m_base = 0;     ///< lowest tracked (all below acknowledged)
   uint64_t m_sndNxt = 0;   ///< next new sequence number
   RingQueue<TxState> m_tx; ///< [m_base, m_sndNxt)
-  /// Sends in time order (a PSN again when resent); stale entries (acknowledged, declared lost,
-  /// or superseded by a resend) are skipped at the front. Serves both RACK-style loss detection
-  /// and the timer in amortised O(1) per packet.
-  /// 6 bytes (2-byte words only).
-  struct SendRecord
+  /// Outstanding sends in time order serve both RACK-style loss detection and the timer in
+  /// amortised O(1) per packet: the oldest is at the front. First sends go in sequence order,
+  /// so they need no record: m_firstSend walks m_tx, skipping packets acknowledged, declared
+  /// lost or resent since. Resends are kept in m_resends, each with the number of first sends
+  /// before it, which merges the two in the order they were sent. Stale resend records
+  /// (acknowledged, declared lost, or superseded by a later resend) are skipped at the front.
+  struct ResendRecord
   {
-    SendRecord(uint32_t seq, uint16_t sends)
-      : seqLow(static_cast<uint16_t>(seq))
-      , seqHigh(static_cast<uint16_t>(seq >> 16))
-      , sends(sends)
-    {
-    }
-    /// \brief Low 32 bits of the sequence number (see RecordSeq).
-    uint32_t Seq() const { return uint32_t(seqLow) | uint32_t(seqHigh) << 16; }
-    uint16_t seqLow;
-    uint16_t seqHigh;
-    uint16_t sends; ///< TxState::sends of this send; it is stale once they differ
+    uint64_t seq;
+    uint64_t firstSendsBefore; ///< m_sndNxt when it was sent
+    uint8_t sends;             ///< TxState::sends of this send; it is stale once they differ
   };
-  static_assert(sizeof(TxState) == 14 && sizeof(SendRecord) == 6, "MRC send state: keep it small");
-  RingQueue<SendRecord> m_sendOrder;
-  /// \brief The sequence number of a record: the one with its low 32 bits at or above m_base
-  /// (a stale record below m_base maps far above m_sndNxt, so it is not Tracked).
-  uint64_t RecordSeq(const SendRecord& r) const
-  {
-    return m_base + static_cast<uint32_t>(r.Seq() - static_cast<uint32_t>(m_base));
-  }
+  static_assert(sizeof(TxState) == 10, "MRC send state: keep it small");
+  uint64_t m_firstSend = 0; ///< no first send below it is outstanding
+  RingQueue<ResendRecord> m_resends;
   std::set<uint64_t> m_retx; ///< lost, to resend oldest first
   uint64_t m_inflight = 0;
   std::vector<uint64_t> m_portInflight; ///< by NIC port
