@@ -183,15 +183,33 @@ MrcQueuePair::SetUp()
       m_evs.push_back(ev);
     }
   }
-  m_usidStride = 0;
+  // Positions where the paths differ are kept per EV (see m_evUsids); a position a path does
+  // not reach counts as uSID 0.
+  auto usidAt = [](const UsidList& p, uint32_t k) -> uint16_t { return k < p.size() ? p[k] : 0; };
+  m_usidCommon.fill(0);
+  m_usidVarMask = 0;
+  for (uint32_t k = 0; k < UsidList::kCapacity && !paths.empty(); ++k)
+  {
+    m_usidCommon[k] = usidAt(paths[0], k);
+    for (const auto& p : paths)
+    {
+      if (usidAt(p, k) != m_usidCommon[k])
+      {
+        m_usidVarMask |= uint8_t(1u << k);
+        break;
+      }
+    }
+  }
+  m_usidVarCount = static_cast<uint8_t>(__builtin_popcount(m_usidVarMask));
+  m_evUsids.clear();
+  m_evUsids.reserve(paths.size() * m_usidVarCount);
   for (const auto& p : paths)
   {
-    m_usidStride = std::max<uint8_t>(m_usidStride, static_cast<uint8_t>(p.size()));
-  }
-  m_evUsids.assign(paths.size() * m_usidStride, 0);
-  for (std::size_t id = 0; id < paths.size(); ++id)
-  {
-    std::copy(paths[id].begin(), paths[id].end(), m_evUsids.begin() + id * m_usidStride);
+    for (uint32_t k = 0; k < UsidList::kCapacity; ++k)
+    {
+      if (m_usidVarMask >> k & 1)
+        m_evUsids.push_back(usidAt(p, k));
+    }
   }
   // Base RTT of an uncongested round trip on EV 0's path: propagation and switch latency both
   // ways, and store-and-forward of a full data packet at each hop.

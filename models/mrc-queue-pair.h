@@ -29,6 +29,7 @@
 #include "ns3/abort.h"
 #include "ns3/event-id.h"
 
+#include <array>
 #include <map>
 #include <set>
 #include <vector>
@@ -69,8 +70,14 @@ public:
   /// \brief The SRv6 path of EV `id` (empty in entropy mode).
   UsidList EvUsids(uint16_t id) const
   {
-    const uint16_t* at = m_evUsids.data() + std::size_t(id) * m_usidStride;
-    return UsidList(at, at + m_evs[id].usidCount);
+    uint16_t usids[UsidList::kCapacity];
+    const uint16_t* var = m_evUsids.data() + std::size_t(id) * m_usidVarCount;
+    const uint32_t count = m_evs[id].usidCount;
+    for (uint32_t k = 0; k < count; ++k)
+    {
+      usids[k] = (m_usidVarMask >> k & 1) ? *var++ : m_usidCommon[k];
+    }
+    return UsidList(usids, usids + count);
   }
   /// \brief Active (spraying) EVs of NIC port `port`.
   const std::vector<uint16_t>& ActiveEvs(uint16_t port) const { return m_active[port]; }
@@ -186,10 +193,14 @@ private:
   Ptr<MrcCongestionControl> m_cc;
   Time m_baseRtt;
   std::vector<MrcEv> m_evs;
-  /// The EVs' SRv6 paths, m_usidStride uSIDs each (the longest path's length; EV id's at
-  /// id * m_usidStride): a table of UsidLists would take 14 bytes per EV.
+  /// The EVs' SRv6 paths, by column: the uSIDs at a position that all EVs share are kept once
+  /// (m_usidCommon); the others (m_usidVarMask's positions, m_usidVarCount of them) per EV, at
+  /// id * m_usidVarCount. The EVs of a two-tier plane differ only in their T1: a table of
+  /// UsidLists would take 14 bytes per EV, this one 2.
   std::vector<uint16_t> m_evUsids;
-  uint8_t m_usidStride = 0;
+  std::array<uint16_t, UsidList::kCapacity> m_usidCommon{};
+  uint8_t m_usidVarMask = 0;
+  uint8_t m_usidVarCount = 0;
   std::vector<std::vector<uint16_t>> m_active; ///< per NIC port
   RingQueue<Message> m_messages;
   uint64_t m_nextMessageId = 0;
