@@ -67,10 +67,12 @@ FabricChannel::DoDispose()
 {
   m_ports[0] = nullptr;
   m_ports[1] = nullptr;
-  m_wire[0].clear();
-  m_wire[1].clear();
-  for (auto& event : m_deliver)
+  m_dirs[0].wire.clear();
+  m_dirs[1].wire.clear();
+  m_far.reset();
+  for (auto& d : m_dirs)
   {
+    Ptr<DeliverEvent>& event = d.deliver;
     if (event)
     {
       event->Cancel(); // a pending arrival finds nothing to deliver
@@ -116,9 +118,9 @@ FabricChannel::RefreshArrivalDelay()
   for (uint8_t dir = 0; dir < 2; ++dir)
   {
     const FabricPort* to = PeekPointer(m_ports[1 - dir]);
-    m_arrivalDelay[dir] = m_delay + (to ? to->GetIngressLatency() : Time(0));
-    m_context[dir] = to && to->GetNode() ? to->GetNode()->GetId() : 0;
-    m_toSwitch[dir] = to ? dynamic_cast<const FabricSwitch*>(PeekPointer(to->GetNode())) : nullptr;
+    m_dirs[dir].arrivalDelay = m_delay + (to ? to->GetIngressLatency() : Time(0));
+    m_dirs[dir].context = to && to->GetNode() ? to->GetNode()->GetId() : 0;
+    m_dirs[dir].toSwitch = to ? dynamic_cast<const FabricSwitch*>(PeekPointer(to->GetNode())) : nullptr;
   }
 }
 
@@ -157,15 +159,15 @@ FabricChannel::SetUp(bool up)
     // whose arrival was pending gets a new event for its next frame.
     for (uint8_t dir = 0; dir < 2; ++dir)
     {
-      while (!m_wire[dir].empty())
+      while (!m_dirs[dir].wire.empty())
       {
-        Drop(*m_wire[dir].take_front().frame, DropCause::LinkDown);
+        Drop(*PopWire(dir), DropCause::LinkDown);
       }
-      if (m_armed[dir])
+      if (m_dirs[dir].armed)
       {
-        m_deliver[dir]->Cancel();
-        m_deliver[dir] = nullptr;
-        m_armed[dir] = false;
+        m_dirs[dir].deliver->Cancel();
+        m_dirs[dir].deliver = nullptr;
+        m_dirs[dir].armed = false;
       }
     }
   }
@@ -233,8 +235,8 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
   if (m_handover)
   {
     // The receiving end runs on another thread: the frame waits for the window's end.
-    std::vector<InFlight>& pending = m_handedOver[dir];
-    pending.push_back(InFlight{ std::move(frame), txEnd + m_arrivalDelay[dir] });
+    std::vector<HandedOver>& pending = m_handedOver[dir];
+    pending.push_back(HandedOver{ std::move(frame), txEnd + m_dirs[dir].arrivalDelay });
     if (pending.size() == 1)
     {
       FabricParallelSimulatorImpl::DeferToBarrier(&FabricChannel::HandOver, this, dir);
@@ -251,8 +253,8 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
     Drop(*frame, DropCause::RandomLoss);
     return false;
   }
-  m_wire[dir].push_back(InFlight{ std::move(frame), txEnd + m_arrivalDelay[dir] });
-  if (!m_armed[dir])
+  PushWire(dir, std::move(frame), txEnd + m_dirs[dir].arrivalDelay);
+  if (!m_dirs[dir].armed)
   {
     Arm(dir, DeliverEventOf(dir));
   }
@@ -262,7 +264,7 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
 void
 FabricChannel::SetHandover(bool handover)
 {
-  NS_ABORT_MSG_IF(!m_wire[0].empty() || !m_wire[1].empty(), "FabricChannel::SetHandover: frames on the wire");
+  NS_ABORT_MSG_IF(!m_dirs[0].wire.empty() || !m_dirs[1].wire.empty(), "FabricChannel::SetHandover: frames on the wire");
   m_handover = handover;
 }
 
@@ -270,9 +272,9 @@ void
 FabricChannel::HandOver(void* channel, uint32_t dir)
 {
   auto* self = static_cast<FabricChannel*>(channel);
-  std::vector<InFlight> pending;
+  std::vector<HandedOver> pending;
   pending.swap(self->m_handedOver[dir]);
-  for (InFlight& f : pending)
+  for (HandedOver& f : pending)
   {
     if (!self->m_up)
     {
@@ -284,38 +286,83 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
     }
     else
     {
-      self->m_wire[dir].push_back(std::move(f));
+      self->PushWire(static_cast<uint8_t>(dir), std::move(f.frame), f.arrival);
     }
   }
   pending.clear();
   // Keep the vector's capacity for the next window.
   pending.swap(self->m_handedOver[dir]);
-  if (!self->m_armed[dir] && !self->m_wire[dir].empty())
+  if (!self->m_dirs[dir].armed && !self->m_dirs[dir].wire.empty())
   {
     self->Arm(dir, self->DeliverEventOf(dir));
   }
 }
 
+void
+FabricChannel::PushWire(uint8_t dir, FramePtr frame, Time arrival)
+{
+  RingQueue<InFlight>& wire = m_dirs[dir].wire;
+  uint32_t gap = 0;
+  if (wire.empty())
+  {
+    m_dirs[dir].headArrival = arrival;
+  }
+  else
+  {
+    const int64_t steps = (arrival - m_dirs[dir].tailArrival).GetTimeStep();
+    if (steps >= 0 && steps < int64_t(kFarGap))
+    {
+      gap = static_cast<uint32_t>(steps);
+    }
+    else
+    {
+      gap = kFarGap;
+      if (!m_far)
+      {
+        m_far = std::make_unique<RingQueue<Time>[]>(2);
+      }
+      m_far[dir].push_back(arrival);
+    }
+  }
+  m_dirs[dir].tailArrival = arrival;
+  wire.push_back(InFlight{ std::move(frame), gap });
+}
+
+FramePtr
+FabricChannel::PopWire(uint8_t dir)
+{
+  RingQueue<InFlight>& wire = m_dirs[dir].wire;
+  FramePtr frame = std::move(wire.front().frame);
+  wire.pop_front();
+  if (!wire.empty())
+  {
+    const uint32_t gap = wire.front().gap;
+    m_dirs[dir].headArrival = gap == kFarGap ? m_far[dir].take_front() : m_dirs[dir].headArrival + TimeStep(gap);
+  }
+  return frame;
+}
+
 FabricChannel::DeliverEvent&
 FabricChannel::DeliverEventOf(uint8_t dir)
 {
-  if (!m_deliver[dir])
+  if (!m_dirs[dir].deliver)
   {
-    m_deliver[dir] = Create<DeliverEvent>(this, dir);
+    m_dirs[dir].deliver = Create<DeliverEvent>(this, dir);
     const FabricPacketHandler* to = m_ports[1 - dir]->GetHandler();
-    if (to && !m_toSwitch[dir])
+    if (to && !m_dirs[dir].toSwitch)
     {
-      m_deliver[dir]->m_arrivalLines = to->GetArrivalLines();
+      m_dirs[dir].deliver->m_arrivalLines = to->GetArrivalLines();
     }
   }
-  return *m_deliver[dir];
+  return *m_dirs[dir].deliver;
 }
 
 void
 FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
 {
-  m_armed[dir] = true;
-  const InFlight& head = m_wire[dir].front();
+  m_dirs[dir].armed = true;
+  const InFlight& head = m_dirs[dir].wire.front();
+  const Time arrival = m_dirs[dir].headArrival;
   const auto* self = reinterpret_cast<const char*>(this);
   const auto* from = reinterpret_cast<const char*>(PeekPointer(m_ports[dir]));
   const auto* to = reinterpret_cast<const char*>(PeekPointer(m_ports[1 - dir]));
@@ -331,15 +378,15 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
     from = nullptr;
   }
   const QueuedPacket* next = from ? m_ports[dir]->PeekNext() : nullptr;
-  const RingQueue<InFlight>& wire = m_wire[dir];
+  const RingQueue<InFlight>& wire = m_dirs[dir].wire;
   const FabricFrame* behind = wire.size() > 1 ? wire[1].frame.Get() : nullptr;
   const auto* egress =
-    reinterpret_cast<const char*>(m_toSwitch[dir] ? m_toSwitch[dir]->UsidEgress(*head.frame) : nullptr);
+    reinterpret_cast<const char*>(m_dirs[dir].toSwitch ? m_dirs[dir].toSwitch->UsidEgress(*head.frame) : nullptr);
   // A frame for a host: what its arrival there reads first (the host, its NIC, the QP table).
   const FabricPacketHandler::ArrivalLines& host = event.m_arrivalLines;
   static_assert(FabricPort::kHotBytes == 256, "the port lines below");
   event.SetPrefetch({ self,
-                      self + 64,
+                      &m_dirs[dir],
                       &head,
                       head.frame.Get(),
                       behind,
@@ -358,22 +405,22 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();
   FabricScheduler::ExpectPrefetching(&event);
-  Simulator::ScheduleWithContext(m_context[dir], head.arrival - Simulator::Now(), &event);
+  Simulator::ScheduleWithContext(m_dirs[dir].context, arrival - Simulator::Now(), &event);
 }
 
 void
 FabricChannel::Deliver(uint8_t dir, DeliverEvent& event)
 {
-  m_armed[dir] = false;
-  InFlight head = m_wire[dir].take_front();
+  m_dirs[dir].armed = false;
+  FramePtr head = PopWire(dir);
   // The sender's next frame cannot have arrived yet: start it (and any others due) now. Frames it
   // starts join the wire behind the ones already on it.
   if (!m_handover)
   {
     m_ports[dir]->CatchUp();
   }
-  m_ports[1 - dir]->Receive(std::move(head.frame));
-  if (!m_armed[dir] && !m_wire[dir].empty())
+  m_ports[1 - dir]->Receive(std::move(head));
+  if (!m_dirs[dir].armed && !m_dirs[dir].wire.empty())
   {
     Arm(dir, event);
   }

@@ -75,7 +75,7 @@ public:
   bool GetHandover() const { return m_handover; }
   /// \brief The smaller of the two directions' delays from the end of a frame's transmission to
   /// its handling (the lookahead this link allows a parallel run).
-  Time GetMinArrivalDelay() const { return std::min(m_arrivalDelay[0], m_arrivalDelay[1]); }
+  Time GetMinArrivalDelay() const { return std::min(m_dirs[0].arrivalDelay, m_dirs[1].arrivalDelay); }
 
   /// \brief Counts drops into counters[cause] (an array of DropCause::Count, outliving the link).
   void SetDropCounters(uint64_t* counters) { m_dropCounters = counters; }
@@ -95,29 +95,42 @@ private:
   /// \brief At a window's end: moves direction `dir`'s handed-over frames to the wire.
   static void HandOver(void* channel, uint32_t dir);
 
-  // The members a frame's transmission and arrival touch come first, in the object's first two
-  // cache lines (the class is line-aligned), which the arrival event lists for prefetching.
+  // The members a frame's transmission and arrival touch come first: the object's first cache
+  // line (the class is line-aligned), then its direction's line, which the arrival event lists
+  // for prefetching.
   Ptr<FabricPort> m_ports[2];
   bool m_up = true;
-  bool m_armed[2] = { false, false }; ///< the head's arrival event is scheduled
   bool m_lossy = false;               ///< a direction has a random-loss rate (see m_gray)
   bool m_handover = false;            ///< see SetHandover
   /// A frame on the wire. Arrivals in one direction come in the order frames were sent (one
   /// delay, increasing end of transmission), so each direction is a FIFO with one pending
-  /// event, for its head, instead of one event per frame.
+  /// event, for its head, instead of one event per frame. 8 bytes: a large run has a million
+  /// frames on wires. The arrival is kept as the time steps after the arrival of the frame
+  /// ahead (headArrival for the head); a gap that does not fit in 32 bits (4.3 ms in
+  /// picoseconds) is kFarGap, and that arrival is in m_far.
   struct InFlight
   {
     FramePtr frame;
-    Time arrival;
+    uint32_t gap;
   };
-  RingQueue<InFlight> m_wire[2];
-  Time m_arrivalDelay[2]; ///< m_delay plus the ingress latency of the port each direction reaches
-  const FabricSwitch* m_toSwitch[2] = { nullptr, nullptr }; ///< the switch each direction reaches, if any
-  uint32_t m_context[2] = { 0, 0 }; ///< node id of the port each direction reaches (event context)
-  /// The arrival event of each direction, made once and scheduled again and again (no
-  /// allocation per frame). The simulator holds a reference while it is pending, so a channel
-  /// destroyed before the simulator leaves no dangling event.
-  Ptr<DeliverEvent> m_deliver[2];
+  static constexpr uint32_t kFarGap = UINT32_MAX;
+  /// One direction's state: one cache line.
+  struct alignas(64) Direction
+  {
+    RingQueue<InFlight> wire;
+    Time headArrival;  ///< arrival of the head frame
+    Time tailArrival;  ///< arrival of the last frame
+    Time arrivalDelay; ///< m_delay plus the ingress latency of the port this direction reaches
+    const FabricSwitch* toSwitch = nullptr; ///< the switch this direction reaches, if any
+    /// The arrival event, made once and scheduled again and again (no allocation per frame).
+    /// The simulator holds a reference while it is pending, so a channel destroyed before the
+    /// simulator leaves no dangling event.
+    Ptr<DeliverEvent> deliver;
+    uint32_t context = 0; ///< node id of the port this direction reaches (event context)
+    bool armed = false;   ///< the head's arrival event is scheduled
+  };
+  static_assert(sizeof(Direction) == 64, "a channel direction is one cache line");
+  Direction m_dirs[2];
   Time m_delay;
   /// Gray-failure state, allocated only for links that have one.
   struct Gray
@@ -130,7 +143,18 @@ private:
   uint64_t* m_dropCounters = nullptr; ///< per-cause counters shared with the network, if set
   /// Frames sent in the current window of a parallel run, per direction (see SetHandover):
   /// written only by the sender's partition, emptied at the window's end.
-  std::vector<InFlight> m_handedOver[2];
+  struct HandedOver
+  {
+    FramePtr frame;
+    Time arrival;
+  };
+  std::vector<HandedOver> m_handedOver[2];
+  /// Arrivals of frames whose gap is kFarGap, per direction (allocated at the first).
+  std::unique_ptr<RingQueue<Time>[]> m_far;
+  /// \brief Puts a frame at the end of direction `dir`'s wire.
+  void PushWire(uint8_t dir, FramePtr frame, Time arrival);
+  /// \brief Takes the head frame off direction `dir`'s wire.
+  FramePtr PopWire(uint8_t dir);
 
   struct Traces
   {

@@ -17,6 +17,10 @@
 
 #include "ns3/abort.h"
 
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -31,8 +35,61 @@ static_assert(sizeof(FabricFrame) == 64, "FabricFrame is one cache line");
 namespace
 {
 
+/// The frame arena: one address range reserved at the first frame (MAP_NORESERVE: memory is
+/// taken only as slabs are touched), so that a frame is named by its 32-bit slot number
+/// (FramePtr). Slabs are carved from it in order and live as long as the process, so a run's
+/// peak frame count bounds the frames' memory. Its pages are transparent huge pages when
+/// malloc's are (the glibc.malloc.hugetlb=1 tunable, which mrcsim sets: see sim/main.cc).
+struct FrameArena
+{
+  static constexpr uint32_t kSlab = 2048;
+  FabricFrame* base = nullptr;
+  uint64_t slots = 0;                ///< reserved
+  std::atomic<uint64_t> carved{ 1 }; ///< slots handed out as slabs (slot 0 is the null FramePtr)
+
+  FrameArena()
+  {
+    // 2^32 slots (256 GiB of address space) and, where that is refused, less.
+    for (uint64_t want = uint64_t(1) << 32; want >= (uint64_t(1) << 20) && !base; want >>= 1)
+    {
+      void* at = mmap(nullptr,
+                      want * sizeof(FabricFrame),
+                      PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                      -1,
+                      0);
+      if (at != MAP_FAILED)
+      {
+        base = static_cast<FabricFrame*>(at);
+        slots = want - (want >> 32); // slot 2^32 would not fit a FramePtr
+      }
+    }
+    NS_ABORT_MSG_IF(!base, "FramePtr: could not reserve address space for 2^20 frames (64 MiB)");
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    if (tunables && std::strstr(tunables, "glibc.malloc.hugetlb=1"))
+    {
+      madvise(base, slots * sizeof(FabricFrame), MADV_HUGEPAGE);
+    }
+  }
+
+  /// \brief The first slot of a new slab.
+  uint32_t CarveSlab()
+  {
+    const uint64_t first = carved.fetch_add(kSlab, std::memory_order_relaxed);
+    NS_ABORT_MSG_IF(first + kSlab > slots,
+                    "FramePtr: the frame arena is full (" << slots << " frames reserved); too many frames in flight");
+    return static_cast<uint32_t>(first);
+  }
+};
+
+FrameArena&
+Arena()
+{
+  static FrameArena arena;
+  return arena;
+}
+
 /// Frames are taken from slabs and returned to a free list threaded through the free frames.
-/// Slabs live as long as the process, so a run's peak frame count bounds the pool's memory.
 /// One pool per thread of a parallel run (FramePtr::UsePool), so taking and returning a frame
 /// never synchronises: a frame taken from one pool and returned on another thread joins that
 /// thread's free list. `live` counts per pool and may go negative; their sum is exact. Traffic
@@ -40,43 +97,38 @@ namespace
 /// at a parallel run's window ends, moves a surplus back.
 struct FramePool
 {
-  static constexpr size_t kSlab = 2048;
-  union Slot
-  {
-    Slot* next;
-    alignas(FabricFrame) unsigned char bytes[sizeof(FabricFrame)];
-  };
-  Slot* free = nullptr;
+  static constexpr int64_t kSlab = FrameArena::kSlab;
+  /// A free frame holds the slot of the next free one.
+  static uint32_t& Next(FabricFrame* base, uint32_t slot) { return *reinterpret_cast<uint32_t*>(base + slot); }
+  uint32_t free = 0; ///< first free slot (0: none)
   int64_t freeCount = 0; ///< slots in `free`
-  std::vector<std::unique_ptr<Slot[]>> slabs;
   int64_t live = 0;
 
-  FabricFrame* Take()
+  uint32_t Take(FabricFrame* base)
   {
     if (!free)
     {
-      slabs.push_back(std::make_unique<Slot[]>(kSlab));
-      Slot* slab = slabs.back().get();
-      for (size_t i = kSlab; i-- > 0;)
+      const uint32_t first = Arena().CarveSlab();
+      for (uint32_t i = kSlab; i-- > 0;)
       {
-        slab[i].next = free;
-        free = &slab[i];
+        Next(base, first + i) = free;
+        free = first + i;
       }
       freeCount += kSlab;
     }
-    Slot* s = free;
-    free = s->next;
+    const uint32_t slot = free;
+    free = Next(base, slot);
     --freeCount;
     ++live;
-    return new (s->bytes) FabricFrame();
+    new (base + slot) FabricFrame();
+    return slot;
   }
 
-  void Give(FabricFrame* f)
+  void Give(FabricFrame* base, uint32_t slot)
   {
     static_assert(std::is_trivially_destructible<FabricFrame>::value, "frames are not destroyed");
-    Slot* s = reinterpret_cast<Slot*>(f);
-    s->next = free;
-    free = s;
+    Next(base, slot) = free;
+    free = slot;
     ++freeCount;
     --live;
   }
@@ -121,6 +173,9 @@ Pool()
 
 } // namespace
 
+// Reserved when the library is loaded (address space only), so that no thread ever writes it.
+FabricFrame* FramePtr::s_arena = Arena().base;
+
 void
 FramePtr::UsePool(std::size_t index)
 {
@@ -131,18 +186,14 @@ FramePtr
 FramePtr::Make()
 {
   FramePtr p;
-  p.m_frame = Pool().Take();
+  p.m_slot = Pool().Take(s_arena);
   return p;
 }
 
 void
-FramePtr::Reset()
+FramePtr::Give(uint32_t slot)
 {
-  if (m_frame)
-  {
-    Pool().Give(m_frame);
-    m_frame = nullptr;
-  }
+  Pool().Give(s_arena, slot);
 }
 
 void
@@ -161,8 +212,9 @@ FramePtr::BalancePools()
   }
   const int64_t target = total / int64_t(r.pools.size());
   // Only a surplus of more than a slab moves: steady symmetric traffic moves nothing.
-  constexpr int64_t kSlack = int64_t(FramePool::kSlab);
-  FramePool::Slot* spare = nullptr;
+  constexpr int64_t kSlack = FramePool::kSlab;
+  FabricFrame* const base = s_arena;
+  uint32_t spare = 0;
   for (const auto& p : r.pools)
   {
     if (p->freeCount <= target + kSlack)
@@ -171,20 +223,20 @@ FramePtr::BalancePools()
     }
     while (p->freeCount > target)
     {
-      FramePool::Slot* s = p->free;
-      p->free = s->next;
+      const uint32_t s = p->free;
+      p->free = FramePool::Next(base, s);
       --p->freeCount;
-      s->next = spare;
+      FramePool::Next(base, s) = spare;
       spare = s;
     }
   }
   // The short pools are filled up to the average; the remainder (less than one slot per pool)
   // goes to the first.
-  auto give = [&spare](FramePool& p)
+  auto give = [&spare, base](FramePool& p)
   {
-    FramePool::Slot* s = spare;
-    spare = s->next;
-    s->next = p.free;
+    const uint32_t s = spare;
+    spare = FramePool::Next(base, s);
+    FramePool::Next(base, s) = p.free;
     p.free = s;
     ++p.freeCount;
   };

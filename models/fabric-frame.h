@@ -152,20 +152,23 @@ struct alignas(64) FabricFrame
 };
 
 /// \brief Owner of one pooled FabricFrame (move-only; returns it to the pool when destroyed).
+///
+/// 4 bytes: the frame's slot in one reserved address range (the frame arena), not a pointer.
+/// Every queue and wire of the fabric holds FramePtrs, a million or more in a large run.
 class FramePtr
 {
 public:
   FramePtr() = default;
   FramePtr(std::nullptr_t) {}
   ~FramePtr() { Reset(); }
-  FramePtr(FramePtr&& o) noexcept : m_frame(o.m_frame) { o.m_frame = nullptr; }
+  FramePtr(FramePtr&& o) noexcept : m_slot(o.m_slot) { o.m_slot = 0; }
   FramePtr& operator=(FramePtr&& o) noexcept
   {
     if (this != &o)
     {
       Reset();
-      m_frame = o.m_frame;
-      o.m_frame = nullptr;
+      m_slot = o.m_slot;
+      o.m_slot = 0;
     }
     return *this;
   }
@@ -175,11 +178,18 @@ public:
   /// \brief A new frame with default (zero) fields.
   static FramePtr Make();
 
-  FabricFrame* operator->() const { return m_frame; }
-  FabricFrame& operator*() const { return *m_frame; }
-  FabricFrame* Get() const { return m_frame; }
-  explicit operator bool() const { return m_frame != nullptr; }
-  void Reset();
+  FabricFrame* operator->() const { return Get(); }
+  FabricFrame& operator*() const { return *Get(); }
+  FabricFrame* Get() const { return m_slot ? s_arena + m_slot : nullptr; }
+  explicit operator bool() const { return m_slot != 0; }
+  void Reset()
+  {
+    if (m_slot)
+    {
+      Give(m_slot);
+      m_slot = 0;
+    }
+  }
 
   /// \brief Frames allocated from the pools and not yet returned (for tests and leak checks;
   /// not while a parallel run is on).
@@ -194,8 +204,13 @@ public:
   static std::vector<int64_t> FreePerPool();
 
 private:
-  FabricFrame* m_frame = nullptr;
+  static void Give(uint32_t slot);
+  /// The arena: slot i's frame is at s_arena + i (slot 0 is never used: it is the null FramePtr).
+  static FabricFrame* s_arena;
+  uint32_t m_slot = 0;
 };
+
+static_assert(sizeof(FramePtr) == 4, "FramePtr is a 4-byte slot number");
 
 /// \brief A frame with IPv6, UDP and BTH as `spec` says, and a RETH if spec.reth.
 FramePtr MakeFrame(const FabricPacketSpec& spec);
