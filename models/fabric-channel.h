@@ -100,8 +100,8 @@ private:
   // for prefetching.
   Ptr<FabricPort> m_ports[2];
   bool m_up = true;
-  bool m_lossy = false;               ///< a direction has a random-loss rate (see m_gray)
-  bool m_handover = false;            ///< see SetHandover
+  bool m_lossy = false;    ///< a direction has a random-loss rate (see m_gray)
+  bool m_handover = false; ///< see SetHandover
   /// A frame on the wire. Arrivals in one direction come in the order frames were sent (one
   /// delay, increasing end of transmission), so each direction is a FIFO with one pending
   /// event, for its head, instead of one event per frame. 8 bytes: a large run has a million
@@ -118,9 +118,9 @@ private:
   struct alignas(64) Direction
   {
     RingQueue<InFlight> wire;
-    Time headArrival;  ///< arrival of the head frame
-    Time tailArrival;  ///< arrival of the last frame
-    Time arrivalDelay; ///< m_delay plus the ingress latency of the port this direction reaches
+    Time headArrival;                       ///< arrival of the head frame
+    Time tailArrival;                       ///< arrival of the last frame
+    Time arrivalDelay;                      ///< m_delay plus the ingress latency of the port this direction reaches
     const FabricSwitch* toSwitch = nullptr; ///< the switch this direction reaches, if any
     /// The arrival event, made once and scheduled again and again (no allocation per frame).
     /// The simulator holds a reference while it is pending, so a channel destroyed before the

@@ -100,7 +100,7 @@ struct FramePool
   static constexpr int64_t kSlab = FrameArena::kSlab;
   /// A free frame holds the slot of the next free one.
   static uint32_t& Next(FabricFrame* base, uint32_t slot) { return *reinterpret_cast<uint32_t*>(base + slot); }
-  uint32_t free = 0; ///< first free slot (0: none)
+  uint32_t free = 0;     ///< first free slot (0: none)
   int64_t freeCount = 0; ///< slots in `free`
   int64_t live = 0;
 

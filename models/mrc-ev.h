@@ -36,22 +36,22 @@ EvStateName(EvState s)
 }
 
 /// \brief One entropy value of a queue pair. Its SRv6 path is kept by the queue pair
-/// (MrcQueuePair::EvUsids), packed at the path's length.
+/// (MrcQueuePair::EvUsids), and so are its NIC port and plane (MrcQueuePair::EvPort, EvPlane):
+/// a QP's EVs are numbered port by port.
 struct MrcEv
 {
-  // 8 bytes: a QP has 128-256 of them, and a large run thousands of QPs.
-  uint16_t id = 0;     ///< index in the QP's EV table (echoed in SACK/NACK)
-  uint16_t port = 0;   ///< NIC port (plane)
-  uint8_t plane = 0;   ///< a fabric has at most 64 planes
-  bool active = false; ///< in the spraying set (else a backup, or out for probing)
+  // 4 bytes: a QP has 128-256 of them, and a large run thousands of QPs.
+  MrcEv() : active(false), usidCount(0) {}
+  uint16_t id = 0; ///< index in the QP's EV table (echoed in SACK/NACK)
   EvState state = EvState::Good;
-  uint8_t usidCount = 0; ///< uSIDs of its SRv6 path (0 in entropy mode)
+  uint8_t active : 1;    ///< in the spraying set (else a backup, or out for probing)
+  uint8_t usidCount : 7; ///< uSIDs of its SRv6 path (0 in entropy mode)
 
   /// \brief UDP source port (entropy mode; also sent in SRv6 mode): 0xC000 | id.
   uint16_t Entropy() const { return static_cast<uint16_t>(0xC000 | id); }
 };
 
-static_assert(sizeof(MrcEv) == 8, "MrcEv: keep the EV table small");
+static_assert(sizeof(MrcEv) == 4, "MrcEv: keep the EV table small");
 
 } // namespace ns3
 

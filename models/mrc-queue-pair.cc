@@ -145,7 +145,8 @@ MrcQueuePair::SetUp()
   m_portUp.assign(ports, true);
   m_portInflight.assign(ports, 0);
   m_peerPlaneUp.assign(ports, true);
-  m_evs.reserve(size_t(ports) * (perPlane + m_backupsPerPlane));
+  m_evsPerPort = perPlane + m_backupsPerPlane;
+  m_evs.reserve(size_t(ports) * m_evsPerPort);
   std::vector<UsidList> paths; // by EV id, packed below
   DataRate line(0);
   for (uint16_t port = 0; port < ports; ++port)
@@ -157,8 +158,6 @@ MrcQueuePair::SetUp()
       MrcEv ev;
       ev.id = static_cast<uint16_t>(m_evs.size());
       NS_ABORT_MSG_IF(m_evs.size() >= 0x4000, "MrcQueuePair: at most 16384 EVs (14 bits of UDP source port)");
-      ev.port = port;
-      ev.plane = static_cast<uint8_t>(plane);
       paths.emplace_back();
       if (m_mode == Srv6)
       {
@@ -233,6 +232,12 @@ MrcQueuePair::SetUp()
   m_rto = m_rtoBase;
 }
 
+int
+MrcQueuePair::EvPlane(const MrcEv& ev) const
+{
+  return m_nic->PlaneOfPort(EvPort(ev));
+}
+
 uint32_t
 MrcQueuePair::PacketBytes(const Message& m, uint64_t seq) const
 {
@@ -246,7 +251,7 @@ MrcQueuePair::PacketBytes(const Message& m, uint64_t seq) const
 void
 MrcQueuePair::AddInflight(const TxState& t, uint32_t bytes, bool add)
 {
-  uint64_t& port = m_portInflight[m_evs[t.ev].port];
+  uint64_t& port = m_portInflight[EvPort(m_evs[t.ev])];
   if (add)
   {
     m_inflight += bytes;
@@ -339,7 +344,7 @@ MrcQueuePair::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, bool ac
   FabricPacketSpec spec;
   spec.srcGpu = m_nic->GetGpu();
   spec.dstGpu = m_remoteGpu;
-  spec.plane = ev.plane;
+  spec.plane = EvPlane(ev);
   spec.usids = EvUsids(ev.id);
   spec.entropy = ev.Entropy();
   spec.dscp = m_nic->DataDscp();
@@ -422,7 +427,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
     m_resends.push_back(ResendRecord{ seq, m_sndNxt, static_cast<uint8_t>(t.sends) });
   }
   ++m_packetsSent;
-  m_dataSentTrace(m_qpn, static_cast<uint32_t>(seq & kPsnMask), ev.id, ev.plane, resend);
+  m_dataSentTrace(m_qpn, static_cast<uint32_t>(seq & kPsnMask), ev.id, EvPlane(ev), resend);
   if (!m_timer.IsRunning())
   {
     ArmTimer();
@@ -615,7 +620,7 @@ MrcQueuePair::SetState(MrcEv& ev, EvState state)
   }
   EvState from = ev.state;
   ev.state = state;
-  m_evStateTrace(m_qpn, ev.id, ev.plane, from, state);
+  m_evStateTrace(m_qpn, ev.id, EvPlane(ev), from, state);
 }
 
 void
@@ -629,14 +634,14 @@ MrcQueuePair::MarkAssumedBad(uint16_t id)
   SetState(ev, EvState::AssumedBad);
   if (ev.active)
   {
-    auto& act = m_active[ev.port];
+    auto& act = m_active[EvPort(ev)];
     act.erase(std::find(act.begin(), act.end(), id));
     ev.active = false;
-    Activate(ev.port); // a backup of the same plane keeps the planes balanced
+    Activate(EvPort(ev)); // a backup of the same plane keeps the planes balanced
   }
   else
   {
-    auto& bk = m_backups[ev.port];
+    auto& bk = m_backups[EvPort(ev)];
     auto it = std::find(bk.begin(), bk.end(), id);
     if (it != bk.end())
       bk.erase(it);
@@ -765,7 +770,7 @@ MrcQueuePair::OnProbeTimer()
   for (uint16_t id : m_probing)
   {
     const MrcEv& ev = m_evs[id];
-    if (!m_portUp[ev.port])
+    if (!m_portUp[EvPort(ev)])
     {
       continue;
     }
@@ -774,9 +779,9 @@ MrcQueuePair::OnProbeTimer()
     probe.SetEv(id);
     probe.SetSequence(m_probeSeq++);
     probe.SetSendTime(Simulator::Now());
-    FabricPacketSpec spec = ControlSpec(kOpProbe, ev.plane, ev.Entropy());
+    FabricPacketSpec spec = ControlSpec(kOpProbe, EvPlane(ev), ev.Entropy());
     spec.usids = EvUsids(ev.id); // along the EV's own path
-    m_nic->SendControl(MakeControlFrame(spec, probe), ev.port);
+    m_nic->SendControl(MakeControlFrame(spec, probe), EvPort(ev));
   }
   m_probeTimer = ScheduleTimer(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);
 }
@@ -802,13 +807,13 @@ MrcQueuePair::HandleProbe(const RdmaRxInfo& info)
   MrcEv& ev = m_evs[id];
   SetState(ev, EvState::Good);
   m_probing.erase(std::find(m_probing.begin(), m_probing.end(), id));
-  m_backups[ev.port].push_back(id);
+  m_backups[EvPort(ev)].push_back(id);
   const uint32_t target = std::max<uint32_t>(1, m_evCount / m_nic->NumPorts());
-  while (m_active[ev.port].size() < target && !m_backups[ev.port].empty())
+  while (m_active[EvPort(ev)].size() < target && !m_backups[EvPort(ev)].empty())
   {
-    size_t before = m_active[ev.port].size();
-    Activate(ev.port);
-    if (m_active[ev.port].size() == before)
+    size_t before = m_active[EvPort(ev)].size();
+    Activate(EvPort(ev));
+    if (m_active[EvPort(ev)].size() == before)
       break;
   }
   WakeAllPorts();
@@ -825,7 +830,7 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
   m_portUp[port] = up;
   for (MrcEv& ev : m_evs)
   {
-    if (ev.port == port)
+    if (EvPort(ev) == port)
     {
       if (!up && ev.state != EvState::Denied)
         SetState(ev, EvState::Denied);
@@ -839,7 +844,7 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
     for (uint64_t s = m_base; s < m_sndNxt; ++s)
     {
       TxState& t = Tx(s);
-      if (!t.acked && !t.lost && m_evs[t.ev].port == port)
+      if (!t.acked && !t.lost && EvPort(m_evs[t.ev]) == port)
       {
         t.lost = true;
         AddInflight(t, PacketBytes(MessageOf(s), s), false);
@@ -870,7 +875,7 @@ MrcQueuePair::PeerPortStateChanged(int plane, bool up)
     m_peerPlaneUp[port] = up;
     for (MrcEv& ev : m_evs)
     {
-      if (ev.port != port)
+      if (EvPort(ev) != port)
         continue;
       if (!up && ev.state != EvState::Denied)
         SetState(ev, EvState::Denied);

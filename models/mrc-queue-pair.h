@@ -67,6 +67,10 @@ public:
   void PeerPortStateChanged(int plane, bool up);
 
   const std::vector<MrcEv>& Evs() const { return m_evs; }
+  /// \brief The NIC port of an EV (its EVs are numbered port by port).
+  uint16_t EvPort(const MrcEv& ev) const { return static_cast<uint16_t>(ev.id / m_evsPerPort); }
+  /// \brief The plane of an EV.
+  int EvPlane(const MrcEv& ev) const;
   /// \brief The SRv6 path of EV `id` (empty in entropy mode).
   UsidList EvUsids(uint16_t id) const
   {
@@ -193,6 +197,7 @@ private:
   Ptr<MrcCongestionControl> m_cc;
   Time m_baseRtt;
   std::vector<MrcEv> m_evs;
+  uint32_t m_evsPerPort = 1; ///< active and backup EVs of each NIC port
   /// The EVs' SRv6 paths, by column: the uSIDs at a position that all EVs share are kept once
   /// (m_usidCommon); the others (m_usidVarMask's positions, m_usidVarCount of them) per EV, at
   /// id * m_usidVarCount. The EVs of a two-tier plane differ only in their T1: a table of
