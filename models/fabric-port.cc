@@ -66,7 +66,55 @@ FabricPort::GetTypeId()
   return tid;
 }
 
-FabricPort::FabricPort() = default;
+namespace
+{
+
+/// Live ports by RegistryIndex (slot 0 unused), and the numbers of destroyed ones for reuse.
+/// Ports are made and destroyed while no parallel run is on.
+struct PortRegistry
+{
+  std::vector<FabricPort*> ports{ nullptr };
+  std::vector<uint32_t> unused;
+};
+
+PortRegistry&
+Registry()
+{
+  static PortRegistry* registry = new PortRegistry; // never destroyed: ports may outlive statics
+  return *registry;
+}
+
+} // namespace
+
+FabricPort::FabricPort()
+{
+  PortRegistry& r = Registry();
+  if (r.unused.empty())
+  {
+    NS_ABORT_MSG_IF(r.ports.size() > UINT32_MAX, "FabricPort: more than 2^32 ports");
+    m_registryIndex = static_cast<uint32_t>(r.ports.size());
+    r.ports.push_back(this);
+  }
+  else
+  {
+    m_registryIndex = r.unused.back();
+    r.unused.pop_back();
+    r.ports[m_registryIndex] = this;
+  }
+}
+
+FabricPort::~FabricPort()
+{
+  PortRegistry& r = Registry();
+  r.ports[m_registryIndex] = nullptr;
+  r.unused.push_back(m_registryIndex);
+}
+
+FabricPort*
+FabricPort::FromRegistry(uint32_t index)
+{
+  return Registry().ports[index];
+}
 
 void
 FabricPort::DoDispose()
@@ -310,7 +358,7 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
   m_bytes[cls] += size;
   if (m_traces)
     m_traces->enqueue(ToPacket(*frame), cls);
-  m_queues[cls].Push(QueuedPacket{ std::move(frame), lossless ? ingress : nullptr });
+  m_queues[cls].Push(QueuedPacket{ std::move(frame), lossless ? ingress->RegistryIndex() : 0 });
   Kick();
   return true;
 }
@@ -364,7 +412,7 @@ FabricPort::StartOne(Time start)
     m_bytes[cls] -= size;
     if (item.ingress)
     {
-      item.ingress->ReleaseIngress(cls, size);
+      FromRegistry(item.ingress)->ReleaseIngress(cls, size);
     }
     if (m_traces)
       m_traces->dequeue(ToPacket(*item.frame), cls);
@@ -423,7 +471,7 @@ FabricPort::ArmWake()
   }
   // The previous frame's arrival will catch this port up, unless it will not arrive or the next
   // departure releases PFC credit whose timing matters.
-  const bool lossless = cls < PortQueueConfig::kMaxClasses && m_queues[cls].Front().ingress != nullptr;
+  const bool lossless = cls < PortQueueConfig::kMaxClasses && m_queues[cls].Front().ingress != 0;
   bool exact = !m_lazy || !m_arrivalPending || lossless;
   if (exact && m_lazy && !lossless && m_channel && m_channel->GetHandover() &&
       FabricParallelSimulatorImpl::InParallelWindow())
@@ -520,7 +568,7 @@ FabricPort::SendPfc(uint8_t cls, bool pause)
     return;
   }
   CatchUp();
-  m_macControl.Push(QueuedPacket{ std::move(frame), nullptr });
+  m_macControl.Push(QueuedPacket{ std::move(frame), 0 });
   Kick();
 }
 
@@ -601,7 +649,7 @@ FabricPort::NotifyLinkState(bool up)
         m_bytes[cls] -= size;
         if (item.ingress)
         {
-          item.ingress->ReleaseIngress(cls, size);
+          FromRegistry(item.ingress)->ReleaseIngress(cls, size);
         }
         Drop(*item.frame, DropCause::LinkDown);
       }

@@ -60,6 +60,7 @@ public:
 
   static TypeId GetTypeId();
   FabricPort();
+  ~FabricPort() override;
 
   static constexpr uint16_t kIpv6 = 0x86DD;
   static constexpr uint16_t kMacControl = 0x8808;
@@ -89,6 +90,12 @@ public:
   void SetDropCounters(uint64_t* counters) { m_dropCounters = counters; }
 
   // ---- data path -----------------------------------------------------------------------------
+  /// \brief This port's number among the live ports (never 0): a 4-byte reference to it, as
+  /// queued lossless frames keep their ingress port (QueuedPacket).
+  uint32_t RegistryIndex() const { return m_registryIndex; }
+  /// \brief The live port numbered `index` (RegistryIndex).
+  static FabricPort* FromRegistry(uint32_t index);
+
   /// \brief Queues an IPv6 frame in class `cls`, applying trimming, ECN, drop-tail and PFC
   /// ingress accounting. Returns false if it was dropped. `ingress` is the port it came in on.
   bool Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress);
@@ -254,6 +261,7 @@ private:
   class WakeEvent;
   Ptr<WakeEvent> m_wake;
   uint32_t m_ifIndex = 0;
+  uint32_t m_registryIndex; ///< see RegistryIndex
   uint64_t m_rng = 1;
   uint64_t m_trimmed = 0;
   uint64_t m_ecnMarked = 0;
