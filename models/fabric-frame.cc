@@ -30,54 +30,55 @@
 namespace ns3
 {
 
-static_assert(sizeof(FabricFrame) == 64, "FabricFrame is one cache line");
+static_assert(std::is_trivially_default_constructible<FabricFrame>::value &&
+                std::is_trivially_copyable<FabricFrame>::value,
+              "FabricFrame is made in place by zeroing its bytes");
 
 namespace
 {
 
-/// The frame arena: one address range reserved at the first frame (MAP_NORESERVE: memory is
-/// taken only as slabs are touched), so that a frame is named by its 32-bit slot number
-/// (FramePtr). Slabs are carved from it in order and live as long as the process, so a run's
-/// peak frame count bounds the frames' memory. Its pages are transparent huge pages when
+/// The frame arena: one address range reserved at load time (MAP_NORESERVE: memory is taken only
+/// as slabs are touched), in 16-byte units, so that a frame is named by the 32-bit number of its
+/// first unit (FramePtr). Slabs are carved from it in order and live as long as the process, so
+/// a run's peak frame count bounds the frames' memory. Its pages are transparent huge pages when
 /// malloc's are (the glibc.malloc.hugetlb=1 tunable, which mrcsim sets: see sim/main.cc).
 struct FrameArena
 {
-  static constexpr uint32_t kSlab = 2048;
-  FabricFrame* base = nullptr;
-  uint64_t slots = 0;                ///< reserved
-  std::atomic<uint64_t> carved{ 1 }; ///< slots handed out as slabs (slot 0 is the null FramePtr)
+  static constexpr uint64_t kUnit = 16;
+  static constexpr uint32_t kSlab = 2048; ///< frames per slab
+  unsigned char* base = nullptr;
+  uint64_t units = 0;                ///< reserved
+  std::atomic<uint64_t> carved{ 1 }; ///< units handed out as slabs (unit 0 is the null FramePtr)
 
   FrameArena()
   {
-    // 2^32 slots (256 GiB of address space) and, where that is refused, less.
-    for (uint64_t want = uint64_t(1) << 32; want >= (uint64_t(1) << 20) && !base; want >>= 1)
+    // 2^32 units (64 GiB of address space) and, where that is refused, less.
+    for (uint64_t want = uint64_t(1) << 32; want >= (uint64_t(1) << 22) && !base; want >>= 1)
     {
-      void* at = mmap(nullptr,
-                      want * sizeof(FabricFrame),
-                      PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                      -1,
-                      0);
+      void* at =
+        mmap(nullptr, want * kUnit, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (at != MAP_FAILED)
       {
-        base = static_cast<FabricFrame*>(at);
-        slots = want - (want >> 32); // slot 2^32 would not fit a FramePtr
+        base = static_cast<unsigned char*>(at);
+        units = want - (want >> 32); // unit 2^32 would not fit a FramePtr
       }
     }
-    NS_ABORT_MSG_IF(!base, "FramePtr: could not reserve address space for 2^20 frames (64 MiB)");
+    NS_ABORT_MSG_IF(!base, "FramePtr: could not reserve 64 MiB of address space for frames");
     const char* tunables = std::getenv("GLIBC_TUNABLES");
     if (tunables && std::strstr(tunables, "glibc.malloc.hugetlb=1"))
     {
-      madvise(base, slots * sizeof(FabricFrame), MADV_HUGEPAGE);
+      madvise(base, units * kUnit, MADV_HUGEPAGE);
     }
   }
 
-  /// \brief The first slot of a new slab.
-  uint32_t CarveSlab()
+  /// \brief The first unit of a new slab of frames of `frameUnits` units each.
+  uint32_t CarveSlab(uint32_t frameUnits)
   {
-    const uint64_t first = carved.fetch_add(kSlab, std::memory_order_relaxed);
-    NS_ABORT_MSG_IF(first + kSlab > slots,
-                    "FramePtr: the frame arena is full (" << slots << " frames reserved); too many frames in flight");
+    const uint64_t n = uint64_t(kSlab) * frameUnits;
+    const uint64_t first = carved.fetch_add(n, std::memory_order_relaxed);
+    NS_ABORT_MSG_IF(first + n > units,
+                    "FramePtr: the frame arena is full (" << units * kUnit / 1048576
+                                                          << " MiB reserved); too many frames in flight");
     return static_cast<uint32_t>(first);
   }
 };
@@ -89,47 +90,56 @@ Arena()
   return arena;
 }
 
-/// Frames are taken from slabs and returned to a free list threaded through the free frames.
-/// One pool per thread of a parallel run (FramePtr::UsePool), so taking and returning a frame
-/// never synchronises: a frame taken from one pool and returned on another thread joins that
-/// thread's free list. `live` counts per pool and may go negative; their sum is exact. Traffic
-/// that flows one way between threads would empty one pool and fill another: BalancePools, run
-/// at a parallel run's window ends, moves a surplus back.
+/// Frames are taken from slabs and returned to a free list threaded through the free frames, one
+/// list per size (small, big). One pool per thread of a parallel run (FramePtr::UsePool), so
+/// taking and returning a frame never synchronises: a frame taken from one pool and returned on
+/// another thread joins that thread's free list. `live` counts per pool and may go negative;
+/// their sum is exact. Traffic that flows one way between threads would empty one pool and fill
+/// another: BalancePools, run at a parallel run's window ends, moves a surplus back.
 struct FramePool
 {
   static constexpr int64_t kSlab = FrameArena::kSlab;
-  /// A free frame holds the slot of the next free one.
-  static uint32_t& Next(FabricFrame* base, uint32_t slot) { return *reinterpret_cast<uint32_t*>(base + slot); }
-  uint32_t free = 0;     ///< first free slot (0: none)
-  int64_t freeCount = 0; ///< slots in `free`
+  static constexpr uint32_t kUnits[2] = { FabricFrame::kSmallBytes / FrameArena::kUnit,
+                                          FabricFrame::kBigBytes / FrameArena::kUnit };
+  /// A free frame holds the first unit of the next free one of its size in its first 4 bytes.
+  static uint32_t& Next(unsigned char* base, uint32_t unit)
+  {
+    return *reinterpret_cast<uint32_t*>(base + uint64_t(unit) * FrameArena::kUnit);
+  }
+  uint32_t free[2] = { 0, 0 };     ///< first free frame of each size (0: none)
+  int64_t freeCount[2] = { 0, 0 }; ///< frames in `free`
   int64_t live = 0;
 
-  uint32_t Take(FabricFrame* base)
+  uint32_t Take(unsigned char* base, bool big)
   {
-    if (!free)
+    uint32_t& head = free[big];
+    if (!head)
     {
-      const uint32_t first = Arena().CarveSlab();
+      const uint32_t first = Arena().CarveSlab(kUnits[big]);
       for (uint32_t i = kSlab; i-- > 0;)
       {
-        Next(base, first + i) = free;
-        free = first + i;
+        const uint32_t unit = first + i * kUnits[big];
+        Next(base, unit) = head;
+        head = unit;
       }
-      freeCount += kSlab;
+      freeCount[big] += kSlab;
     }
-    const uint32_t slot = free;
-    free = Next(base, slot);
-    --freeCount;
+    const uint32_t unit = head;
+    head = Next(base, unit);
+    --freeCount[big];
     ++live;
-    new (base + slot) FabricFrame();
-    return slot;
+    auto* f = reinterpret_cast<FabricFrame*>(base + uint64_t(unit) * FrameArena::kUnit);
+    std::memset(static_cast<void*>(f), 0, big ? FabricFrame::kBigBytes : FabricFrame::kSmallBytes);
+    f->big = big;
+    return unit;
   }
 
-  void Give(FabricFrame* base, uint32_t slot)
+  void Give(unsigned char* base, uint32_t unit)
   {
-    static_assert(std::is_trivially_destructible<FabricFrame>::value, "frames are not destroyed");
-    Next(base, slot) = free;
-    free = slot;
-    ++freeCount;
+    const bool big = reinterpret_cast<const FabricFrame*>(base + uint64_t(unit) * FrameArena::kUnit)->big;
+    Next(base, unit) = free[big];
+    free[big] = unit;
+    ++freeCount[big];
     --live;
   }
 };
@@ -171,10 +181,16 @@ Pool()
   return *t_pool;
 }
 
+unsigned char*
+ArenaBase()
+{
+  return Arena().base;
+}
+
 } // namespace
 
 // Reserved when the library is loaded (address space only), so that no thread ever writes it.
-FabricFrame* FramePtr::s_arena = Arena().base;
+FramePtr::Unit* FramePtr::s_arena = reinterpret_cast<FramePtr::Unit*>(ArenaBase());
 
 void
 FramePtr::UsePool(std::size_t index)
@@ -183,17 +199,17 @@ FramePtr::UsePool(std::size_t index)
 }
 
 FramePtr
-FramePtr::Make()
+FramePtr::Make(bool big)
 {
   FramePtr p;
-  p.m_slot = Pool().Take(s_arena);
+  p.m_slot = Pool().Take(reinterpret_cast<unsigned char*>(s_arena), big);
   return p;
 }
 
 void
 FramePtr::Give(uint32_t slot)
 {
-  Pool().Give(s_arena, slot);
+  Pool().Give(reinterpret_cast<unsigned char*>(s_arena), slot);
 }
 
 void
@@ -205,51 +221,54 @@ FramePtr::BalancePools()
   {
     return;
   }
-  int64_t total = 0;
-  for (const auto& p : r.pools)
+  unsigned char* const base = reinterpret_cast<unsigned char*>(s_arena);
+  for (int big = 0; big < 2; ++big)
   {
-    total += p->freeCount;
-  }
-  const int64_t target = total / int64_t(r.pools.size());
-  // Only a surplus of more than a slab moves: steady symmetric traffic moves nothing.
-  constexpr int64_t kSlack = FramePool::kSlab;
-  FabricFrame* const base = s_arena;
-  uint32_t spare = 0;
-  for (const auto& p : r.pools)
-  {
-    if (p->freeCount <= target + kSlack)
+    int64_t total = 0;
+    for (const auto& p : r.pools)
     {
-      continue;
+      total += p->freeCount[big];
     }
-    while (p->freeCount > target)
+    const int64_t target = total / int64_t(r.pools.size());
+    // Only a surplus of more than a slab moves: steady symmetric traffic moves nothing.
+    constexpr int64_t kSlack = FramePool::kSlab;
+    uint32_t spare = 0;
+    for (const auto& p : r.pools)
     {
-      const uint32_t s = p->free;
-      p->free = FramePool::Next(base, s);
-      --p->freeCount;
-      FramePool::Next(base, s) = spare;
-      spare = s;
+      if (p->freeCount[big] <= target + kSlack)
+      {
+        continue;
+      }
+      while (p->freeCount[big] > target)
+      {
+        const uint32_t s = p->free[big];
+        p->free[big] = FramePool::Next(base, s);
+        --p->freeCount[big];
+        FramePool::Next(base, s) = spare;
+        spare = s;
+      }
     }
-  }
-  // The short pools are filled up to the average; the remainder (less than one slot per pool)
-  // goes to the first.
-  auto give = [&spare, base](FramePool& p)
-  {
-    const uint32_t s = spare;
-    spare = FramePool::Next(base, s);
-    FramePool::Next(base, s) = p.free;
-    p.free = s;
-    ++p.freeCount;
-  };
-  for (const auto& p : r.pools)
-  {
-    while (spare && p->freeCount < target)
+    // The short pools are filled up to the average; the remainder (less than one frame per
+    // pool) goes to the first.
+    auto give = [&spare, base, big](FramePool& p)
     {
-      give(*p);
+      const uint32_t s = spare;
+      spare = FramePool::Next(base, s);
+      FramePool::Next(base, s) = p.free[big];
+      p.free[big] = s;
+      ++p.freeCount[big];
+    };
+    for (const auto& p : r.pools)
+    {
+      while (spare && p->freeCount[big] < target)
+      {
+        give(*p);
+      }
     }
-  }
-  while (spare)
-  {
-    give(*r.pools[0]);
+    while (spare)
+    {
+      give(*r.pools[0]);
+    }
   }
 }
 
@@ -261,7 +280,7 @@ FramePtr::FreePerPool()
   std::vector<int64_t> free;
   for (const auto& p : r.pools)
   {
-    free.push_back(p->freeCount);
+    free.push_back(p->freeCount[0] + p->freeCount[1]);
   }
   return free;
 }
@@ -308,8 +327,22 @@ void
 FabricFrame::SetSendTime(int64_t timeStep)
 {
   NS_ABORT_MSG_IF(inner != None && inner != Reth, "FabricFrame::SetSendTime: only data frames carry a send time");
+  NS_ABORT_MSG_IF(!big, "FabricFrame::SetSendTime: a send time needs a big frame (see ns3::SetSendTime)");
   timed = true;
   u.reth.sendTime = timeStep;
+}
+
+void
+SetSendTime(FramePtr& frame, int64_t timeStep)
+{
+  if (!frame->big)
+  {
+    FramePtr big = FramePtr::Make(true);
+    std::memcpy(static_cast<void*>(big.Get()), static_cast<const void*>(frame.Get()), FabricFrame::kSmallBytes);
+    big->big = true;
+    frame = std::move(big);
+  }
+  frame->SetSendTime(timeStep);
 }
 
 uint32_t
@@ -334,9 +367,9 @@ FabricFrame::ShiftUsid()
 }
 
 FramePtr
-MakeFrame(const FabricPacketSpec& s)
+MakeFrame(const FabricPacketSpec& s, bool big)
 {
-  FramePtr f = FramePtr::Make();
+  FramePtr f = FramePtr::Make(big);
   f->srcGpu = s.srcGpu;
   f->srcPlane = static_cast<uint8_t>(s.plane);
   if (s.usids.empty())
@@ -361,7 +394,10 @@ MakeFrame(const FabricPacketSpec& s)
   if (s.reth)
   {
     f->inner = FabricFrame::Reth;
-    f->u.reth.virtualAddress = s.remoteAddress;
+    NS_ABORT_MSG_IF(s.remoteAddress > UINT32_MAX,
+                    "MakeFrame: RETH virtual address 0x" << std::hex << s.remoteAddress
+                                                         << " is beyond the 32 bits a frame keeps");
+    f->u.reth.virtualAddress = static_cast<uint32_t>(s.remoteAddress);
     f->u.reth.dmaLength = s.payloadBytes;
   }
   f->payloadBytes = static_cast<uint16_t>(s.payloadBytes);
@@ -374,7 +410,10 @@ void
 WriteInner(FabricFrame& f, const RoceRethHeader& h)
 {
   f.inner = FabricFrame::Reth;
-  f.u.reth.virtualAddress = h.GetVirtualAddress();
+  NS_ABORT_MSG_IF(h.GetVirtualAddress() > UINT32_MAX,
+                  "WriteInner: RETH virtual address 0x" << std::hex << h.GetVirtualAddress()
+                                                        << " is beyond the 32 bits a frame keeps");
+  f.u.reth.virtualAddress = static_cast<uint32_t>(h.GetVirtualAddress());
   f.u.reth.dmaLength = h.GetDmaLength();
 }
 
@@ -410,6 +449,7 @@ ReadInner(const FabricFrame& f, RoceAethHeader& h)
 void
 WriteInner(FabricFrame& f, const MrcSackHeader& h)
 {
+  NS_ABORT_MSG_IF(!f.big, "WriteInner: a SACK needs a big frame (FramePtr::Make(true))");
   f.inner = FabricFrame::Sack;
   f.u.sack.cumulativeAckPsn = h.GetCumulativeAckPsn();
   f.u.sack.ackedPsn = h.GetAckedPsn();
@@ -452,6 +492,7 @@ ReadInner(const FabricFrame& f, MrcNackHeader& h)
 void
 WriteInner(FabricFrame& f, const MrcProbeHeader& h)
 {
+  NS_ABORT_MSG_IF(!f.big, "WriteInner: a probe needs a big frame (FramePtr::Make(true))");
   f.inner = FabricFrame::Probe;
   f.u.probe.type = h.GetType();
   f.u.probe.ev = h.GetEv();
@@ -471,6 +512,7 @@ ReadInner(const FabricFrame& f, MrcProbeHeader& h)
 void
 WriteInner(FabricFrame& f, const PfcPauseHeader& h)
 {
+  NS_ABORT_MSG_IF(!f.big, "WriteInner: a PFC frame needs a big frame (FramePtr::Make(true))");
   f.inner = FabricFrame::Pfc;
   f.u.pfc.classEnableVector = h.GetClassEnableVector();
   for (uint8_t c = 0; c < PfcPauseHeader::kPriorities; ++c)
@@ -589,7 +631,7 @@ ToPacket(const FabricFrame& f)
 FramePtr
 FromPacket(Ptr<const Packet> packet, uint16_t protocol)
 {
-  FramePtr f = FramePtr::Make();
+  FramePtr f = FramePtr::Make(true); // big: it may hold anything
   Ptr<Packet> p = packet->Copy();
   if (protocol == PfcPauseHeader::kEtherType)
   {

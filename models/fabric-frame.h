@@ -1,4 +1,5 @@
-// The frame the fabric carries: the header fields of one packet, parsed, in 64 bytes from a pool.
+// The frame the fabric carries: the header fields of one packet, parsed, in 48 or 64 bytes from a
+// pool.
 //
 // A data packet crosses ~4 links and ~3 switches, and a large run has a million in flight. As an
 // ns3::Packet each costs ~210 bytes in three allocations (Packet, Buffer, tag list) and every
@@ -7,12 +8,18 @@
 // owned by exactly one place at a time (a FramePtr: a queue, a wire, a handler), recycled through
 // a free list. Payload bytes are not stored: every payload the models send is zero-filled.
 //
+// Most frames (data, RoCE ACK/NAK and CNP, MRC NACK) take 48 bytes: 40 of header fields and 8 of
+// inner header. A SACK, a probe, a PFC frame and a data frame with a send time need more inner
+// fields: they take 64 (a "big" frame). A frame's size is chosen when it is made and never
+// read past (FramePtr::Make, MakeFrame, SetSendTime).
+//
 // The wire format is still the header classes': ToPacket() writes a frame as the exact bytes the
 // header classes produce (pcap, traces, tests), FromPacket() reads such bytes back. Both are off
 // the fast path (only when a trace is connected, pcap is on, or a test injects a packet).
 //
 // Leaves out: IPv6 extension headers (the SRH) and non-UDP next headers, sources other than a
-// GPU address, and payload contents.
+// GPU address, RETH virtual addresses of 2^32 and above (the models send the offset in the
+// message there, below 4 GiB as the DMA length is), and payload contents.
 #ifndef MRCSIM_MODELS_FABRIC_FRAME_H
 #define MRCSIM_MODELS_FABRIC_FRAME_H
 
@@ -31,6 +38,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -38,8 +46,11 @@ namespace ns3
 {
 
 /// \brief Header fields of one frame (see the file comment).
-struct alignas(64) FabricFrame
+struct alignas(16) FabricFrame
 {
+  static constexpr uint32_t kSmallBytes = 48; ///< bytes of a frame that is not big
+  static constexpr uint32_t kBigBytes = 64;   ///< bytes of a big frame (all of the struct)
+
   /// \brief What follows the BTH (or, for a MAC control frame, the frame's only header).
   enum Inner : uint8_t
   {
@@ -53,38 +64,39 @@ struct alignas(64) FabricFrame
     Pfc,   ///< a PFC PAUSE frame (EtherType 0x8808; no IPv6, UDP or BTH)
   };
 
-  // 40 bytes of header fields, then 24 of inner header: one cache line (the struct is aligned to
-  // one), so that a hop that touches a frame misses once, not twice. Fields narrower than a byte
-  // boundary share words; value-initialisation (as the pool does) zeroes them.
+  // 40 bytes of header fields, then 8 of inner header (24 in a big frame). The pool makes every
+  // field zero (FabricFrame has no constructor of its own: it is made in place, 48 bytes only
+  // when it is not big). Fields narrower than a byte boundary share words.
   // IPv6
-  Ipv6UsidHeader::AddressBytes dst{}; ///< destination address (GPU address or uSID carrier)
-  uint32_t srcGpu = 0;                ///< source address: GpuAddress(srcGpu, srcPlane)
+  Ipv6UsidHeader::AddressBytes dst; ///< destination address (GPU address or uSID carrier)
+  uint32_t srcGpu;                  ///< source address: GpuAddress(srcGpu, srcPlane)
   uint32_t flowLabel : 20;
   uint32_t hopLimit : 8;   ///< IPv6 hop limit (MakeFrame and FromPacket set it)
   uint32_t ackRequest : 1; ///< BTH AckReq
   uint32_t ecnEcho : 1;    ///< SACK: ECN echo (kept here so the SACK fields fit in 24 bytes)
-  uint32_t timed : 1;      ///< carries a send time (SendTime)
+  uint32_t timed : 1;      ///< carries a send time (SendTime; a big frame)
+  uint32_t big : 1;        ///< 64 bytes (see the file comment)
   // BTH
   uint32_t destQp : 24;
   uint32_t opcode : 8;
   uint32_t psn : 24;
   // IPv6
   uint32_t srcPlane : 8;
-  uint16_t ipPayloadLength = 0; ///< IPv6 payload length (smaller than the content once trimmed)
+  uint16_t ipPayloadLength; ///< IPv6 payload length (smaller than the content once trimmed)
   // UDP (destination port 4791)
-  uint16_t srcPort = 0;
+  uint16_t srcPort;
   // what follows the headers
-  uint16_t payloadBytes = 0; ///< zero-filled payload after the inner header, as sent
-  uint8_t trafficClass = 0;  ///< DSCP (6) | ECN (2)
-  Inner inner = None;
+  uint16_t payloadBytes; ///< zero-filled payload after the inner header, as sent
+  uint8_t trafficClass;  ///< DSCP (6) | ECN (2)
+  Inner inner;
 
   struct RethFields
   {
-    uint64_t virtualAddress;
-    /// Data frames (RETH or no inner header): when the NIC sent it, in Time steps, if `timed`
-    /// (RdmaNic::EnableLatencyTracing). Travels as a SendTimeTag in ToPacket.
-    int64_t sendTime;
+    uint32_t virtualAddress; ///< below 2^32 (see the file comment)
     uint32_t dmaLength;
+    /// Data frames (RETH or no inner header) in a big frame: when the NIC sent it, in Time
+    /// steps, if `timed` (RdmaNic::EnableLatencyTracing). Travels as a SendTimeTag in ToPacket.
+    int64_t sendTime;
   };
   struct SackFields
   {
@@ -126,7 +138,7 @@ struct alignas(64) FabricFrame
     ProbeFields probe;
     AethFields aeth;
     PfcFields pfc;
-  } u{};
+  } u;
 
   uint8_t Dscp() const { return trafficClass >> 2; }
   Ipv6UsidHeader::Ecn Ecn() const { return static_cast<Ipv6UsidHeader::Ecn>(trafficClass & 3); }
@@ -135,7 +147,8 @@ struct alignas(64) FabricFrame
   bool IsPfc() const { return inner == Pfc; }
   /// \brief The send time of a timed data frame (see RethFields::sendTime).
   int64_t SendTime() const { return timed ? u.reth.sendTime : 0; }
-  /// \brief Marks a data frame (RETH or no inner header) with its send time.
+  /// \brief Marks a big data frame (RETH or no inner header) with its send time (see also
+  /// ns3::SetSendTime, which makes a frame big first).
   void SetSendTime(int64_t timeStep);
   /// \brief EtherType: 0x8808 (MAC control) for PFC frames, 0x86DD (IPv6) otherwise.
   uint16_t Protocol() const { return IsPfc() ? 0x8808 : 0x86DD; }
@@ -175,12 +188,12 @@ public:
   FramePtr(const FramePtr&) = delete;
   FramePtr& operator=(const FramePtr&) = delete;
 
-  /// \brief A new frame with default (zero) fields.
-  static FramePtr Make();
+  /// \brief A new frame with all fields zero: 48 bytes, or 64 if `big` (see the file comment).
+  static FramePtr Make(bool big = false);
 
   FabricFrame* operator->() const { return Get(); }
   FabricFrame& operator*() const { return *Get(); }
-  FabricFrame* Get() const { return m_slot ? s_arena + m_slot : nullptr; }
+  FabricFrame* Get() const { return m_slot ? reinterpret_cast<FabricFrame*>(s_arena + m_slot) : nullptr; }
   explicit operator bool() const { return m_slot != 0; }
   void Reset()
   {
@@ -205,15 +218,40 @@ public:
 
 private:
   static void Give(uint32_t slot);
-  /// The arena: slot i's frame is at s_arena + i (slot 0 is never used: it is the null FramePtr).
-  static FabricFrame* s_arena;
+  /// 16 bytes of the arena: frames are 3 or 4 of them.
+  struct alignas(16) Unit
+  {
+    unsigned char bytes[16];
+  };
+  /// The arena: slot i's frame starts at s_arena + i (slot 0 is never used: it is the null
+  /// FramePtr).
+  static Unit* s_arena;
   uint32_t m_slot = 0;
 };
 
 static_assert(sizeof(FramePtr) == 4, "FramePtr is a 4-byte slot number");
 
-/// \brief A frame with IPv6, UDP and BTH as `spec` says, and a RETH if spec.reth.
-FramePtr MakeFrame(const FabricPacketSpec& spec);
+static_assert(sizeof(FabricFrame) == FabricFrame::kBigBytes, "FabricFrame: 64 bytes when big");
+static_assert(offsetof(FabricFrame, u) + sizeof(FabricFrame::RethFields::virtualAddress) +
+                  sizeof(FabricFrame::RethFields::dmaLength) ==
+                FabricFrame::kSmallBytes,
+              "FabricFrame: a RETH ends where a small frame does");
+
+/// \brief A frame with IPv6, UDP and BTH as `spec` says, and a RETH if spec.reth; big if `big`.
+FramePtr MakeFrame(const FabricPacketSpec& spec, bool big = false);
+
+/// \brief Marks a data frame with its send time (FabricFrame::SetSendTime), first moving it to a
+/// big frame if it is not one.
+void SetSendTime(FramePtr& frame, int64_t timeStep);
+
+/// \brief Whether a frame with inner header H must be big.
+template<typename Header>
+constexpr bool
+NeedsBigFrame()
+{
+  return std::is_same<Header, MrcSackHeader>::value || std::is_same<Header, MrcProbeHeader>::value ||
+         std::is_same<Header, PfcPauseHeader>::value;
+}
 
 /// \brief Puts `h` after the frame's BTH (or, for PFC, makes the frame a PAUSE frame); sizes
 /// are the caller's (MakeFrame, or set ipPayloadLength).
@@ -239,7 +277,7 @@ MakeControlFrame(FabricPacketSpec spec, const Header& inner)
 {
   spec.reth = false;
   spec.payloadBytes = 0;
-  FramePtr f = MakeFrame(spec);
+  FramePtr f = MakeFrame(spec, NeedsBigFrame<Header>());
   WriteInner(*f, inner);
   f->ipPayloadLength = static_cast<uint16_t>(f->ipPayloadLength + f->InnerBytes());
   return f;

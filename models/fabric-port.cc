@@ -555,7 +555,7 @@ FabricPort::SendPfc(uint8_t cls, bool pause)
 {
   PfcPauseHeader pfc;
   pfc.SetPause(cls, pause ? 0xFFFF : 0);
-  FramePtr frame = FramePtr::Make();
+  FramePtr frame = FramePtr::Make(NeedsBigFrame<PfcPauseHeader>());
   WriteInner(*frame, pfc);
   if (pause)
     m_pauseSentMask |= uint8_t(1u << cls);

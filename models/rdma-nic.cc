@@ -207,7 +207,7 @@ RdmaNic::Serve(uint16_t port)
       ps.next = (ps.next + i + 1) % n;
       if (m_latency)
       {
-        frame->SetSendTime(now.GetTimeStep());
+        SetSendTime(frame, now.GetTimeStep());
       }
       m_host->Send(std::move(frame), port);
       Schedule(port, wire->GetBusyUntil());

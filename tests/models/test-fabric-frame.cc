@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <vector>
 
 using namespace ns3;
@@ -38,7 +39,7 @@ Spec()
   s.destQp = 0x123456;
   s.psn = 0xFFFFFE;
   s.ackRequest = true;
-  s.remoteAddress = 0x0102030405060708ull;
+  s.remoteAddress = 0xF1020304u; // a frame keeps 32 bits of it
   s.payloadBytes = 4096;
   return s;
 }
@@ -85,7 +86,7 @@ TEST_CASE("frame: a data frame holds exactly what its packet's headers say", "[f
   CHECK(bth.GetAckReq());
   RoceRethHeader reth;
   c->RemoveHeader(reth);
-  CHECK(reth.GetVirtualAddress() == 0x0102030405060708ull);
+  CHECK(reth.GetVirtualAddress() == 0xF1020304u);
   CHECK(reth.GetDmaLength() == 4096u);
   CHECK(c->GetSize() == 4096u);
   CHECK(f->PayloadReceived() == 4096u);
@@ -102,7 +103,7 @@ TEST_CASE("frame: a data frame holds exactly what its packet's headers say", "[f
   CHECK(g->psn == f->psn);
   CHECK(g->ackRequest);
   CHECK(g->inner == FabricFrame::Reth);
-  CHECK(g->u.reth.virtualAddress == 0x0102030405060708ull);
+  CHECK(g->u.reth.virtualAddress == 0xF1020304u);
   CHECK(g->payloadBytes == 4096);
 }
 
@@ -159,7 +160,7 @@ TEST_CASE("frame: every inner header and a PFC frame round-trip through bytes", 
 
   PfcPauseHeader pfc;
   pfc.SetPause(3, 0xFFFF);
-  FramePtr pause = FramePtr::Make();
+  FramePtr pause = FramePtr::Make(true);
   WriteInner(*pause, pfc);
   CHECK(pause->Protocol() == PfcPauseHeader::kEtherType);
   CHECK(pause->Size() == PfcPauseHeader::kSize);
@@ -176,7 +177,7 @@ TEST_CASE("frame: a trimmed frame is cut to its IPv6 payload length and keeps it
   FramePtr f = MakeFrame(Spec());
   const uint32_t udpLength = f->ipPayloadLength;
   f->ipPayloadLength = 48; // an 88-byte trimmed frame: UDP, BTH, RETH and 12 payload bytes
-  f->SetSendTime(4242);
+  SetSendTime(f, 4242);
   Ptr<Packet> p = ToPacket(*f);
   CHECK(p->GetSize() == 88u);
   CHECK(f->PayloadReceived() == 12u);
@@ -194,6 +195,51 @@ TEST_CASE("frame: a trimmed frame is cut to its IPv6 payload length and keeps it
   CHECK(back->timed);
   CHECK(back->SendTime() == 4242);
   CHECK(back->payloadBytes == 4096);
+}
+
+TEST_CASE("frame: frames are 48 bytes unless their fields need 64, and a send time moves a frame to 64", "[frame]")
+{
+  FabricPacketSpec s = Spec();
+  FramePtr data = MakeFrame(s);
+  CHECK_FALSE(data->big);
+  s.opcode = RoceBthHeader::kRcAck;
+  CHECK_FALSE(MakeControlFrame(s, RoceAethHeader())->big);
+  s.opcode = MrcNackHeader::kBthOpcode;
+  CHECK_FALSE(MakeControlFrame(s, MrcNackHeader())->big);
+  s.opcode = MrcSackHeader::kBthOpcode;
+  MrcSackHeader sack;
+  sack.SetBitmap(0x8000000000000001ull);
+  sack.SetTimestampEcho(0xFEDCBA98u);
+  FramePtr sf = MakeControlFrame(s, sack);
+  CHECK(sf->big);
+  MrcSackHeader sackBack;
+  ReadInner(*sf, sackBack);
+  CHECK(sackBack.GetBitmap() == 0x8000000000000001ull);
+  CHECK(sackBack.GetTimestampEcho() == 0xFEDCBA98u);
+  s.opcode = MrcProbeHeader::kBthOpcode;
+  CHECK(MakeControlFrame(s, MrcProbeHeader())->big);
+
+  // Small frames are 48 bytes apart in the arena: two made in a row do not overlap, and
+  // zeroing one leaves the other's fields alone.
+  FramePtr a = MakeFrame(Spec());
+  FramePtr b = MakeFrame(Spec());
+  const auto gap = std::abs(reinterpret_cast<const char*>(b.Get()) - reinterpret_cast<const char*>(a.Get()));
+  CHECK(gap >= std::ptrdiff_t(FabricFrame::kSmallBytes));
+  CHECK(a->u.reth.dmaLength == 4096u);
+  CHECK(b->u.reth.dmaLength == 4096u);
+
+  // A send time moves a small frame to a big one with every field kept.
+  const std::vector<uint8_t> before = Bytes(ToPacket(*a));
+  const uint64_t live = FramePtr::Live();
+  SetSendTime(a, 777);
+  CHECK(a->big);
+  CHECK(a->timed);
+  CHECK(a->SendTime() == 777);
+  CHECK(FramePtr::Live() == live);      // the small frame went back to the pool
+  CHECK(Bytes(ToPacket(*a)) == before); // the send time travels as a tag, not in the bytes
+  SendTimeTag tag;
+  CHECK(ToPacket(*a)->PeekPacketTag(tag));
+  CHECK(tag.GetTime().GetTimeStep() == 777);
 }
 
 TEST_CASE("frame: uSID carrier helpers match the IPv6 header's", "[frame][usid]")
