@@ -378,7 +378,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   const bool room = m_inflight + mtu <= m_cc->GetWindow() && m_portInflight[port] + mtu <= PortShare();
   // A trimmed packet waits for window room like new data (else a heavy incast recycles trims at
   // line rate); a packet declared lost (RACK or timeout) goes at once.
-  bool resend = !m_retx.empty() && (room || !Tx(*m_retx.begin()).trimmed);
+  bool resend = !m_retx.empty() && (room || !m_again.at(*m_retx.begin()).trimmed);
   if (resend)
   {
     seq = *m_retx.begin();
@@ -416,15 +416,20 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   t.SetSentAt(Simulator::Now());
   t.ev = ev.id;
   t.lost = false;
-  t.trimmed = false;
-  t.resent = resend;
-  ++t.sends;
+  Again* again = nullptr;
+  if (resend)
+  {
+    again = &m_again.at(seq);
+    again->trimmed = false;
+    again->resent = true;
+    ++again->sends;
+  }
   const uint32_t bytes = PacketBytes(m, seq);
   NS_ABORT_MSG_IF(bytes != p->Size(), "MrcQueuePair: PacketBytes " << bytes << " for a packet of " << p->Size());
   AddInflight(t, bytes, true);
   if (resend)
   {
-    m_resends.push_back(ResendRecord{ seq, m_sndNxt, static_cast<uint8_t>(t.sends) });
+    m_resends.push_back(ResendRecord{ seq, m_sndNxt, again->sends });
   }
   ++m_packetsSent;
   m_dataSentTrace(m_qpn, static_cast<uint32_t>(seq & kPsnMask), ev.id, EvPlane(ev), resend);
@@ -464,6 +469,10 @@ MrcQueuePair::Ack(uint64_t seq, uint64_t& newlyAcked)
     return;
   }
   t.acked = true;
+  if (!m_again.empty())
+  {
+    m_again.erase(seq);
+  }
   Message& m = MessageOf(seq);
   const uint32_t bytes = PacketBytes(m, seq);
   if (t.lost)
@@ -492,7 +501,7 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
   {
     const TxState& t = Tx(ackedSeq);
     ackedSentAt = t.SentAt();
-    fresh = !t.resent;
+    fresh = !Resent(ackedSeq);
     rtt = now - t.SentAt();
   }
   uint64_t newly = 0;
@@ -586,7 +595,7 @@ MrcQueuePair::HandleNack(const RdmaRxInfo& info)
   {
     TxState& t = Tx(seq);
     t.lost = true;
-    t.trimmed = true;
+    m_again[seq].trimmed = true;
     AddInflight(t, PacketBytes(MessageOf(seq), seq), false);
     m_retx.insert(seq); // resent as soon as the window allows: no timeout
     m_cc->OnTrim();
@@ -604,9 +613,10 @@ MrcQueuePair::DeclareLost(uint64_t seq)
   m_cc->OnLoss();
   m_selector->OnFeedback(m_evs[t.ev], EvFeedback::Loss);
   MarkAssumedBad(t.ev);
-  if (++t.retries > m_retryLimit)
+  Again& again = m_again[seq];
+  if (++again.retries > m_retryLimit)
   {
-    Fail("PSN " + std::to_string(seq & kPsnMask) + " lost " + std::to_string(t.retries) + " times (retry limit " +
+    Fail("PSN " + std::to_string(seq & kPsnMask) + " lost " + std::to_string(again.retries) + " times (retry limit " +
          std::to_string(m_retryLimit) + ")");
   }
 }
@@ -676,7 +686,7 @@ MrcQueuePair::PruneSendOrder()
   while (m_firstSend < m_sndNxt)
   {
     const TxState& t = Tx(m_firstSend);
-    if (!t.acked && !t.lost && !t.resent)
+    if (!t.acked && !t.lost && !Resent(m_firstSend))
     {
       break;
     }
@@ -688,7 +698,7 @@ MrcQueuePair::PruneSendOrder()
     if (Tracked(r.seq))
     {
       const TxState& t = Tx(r.seq);
-      if (!t.acked && !t.lost && t.sends == r.sends)
+      if (!t.acked && !t.lost && m_again.at(r.seq).sends == r.sends)
       {
         break;
       }
@@ -847,6 +857,7 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
       if (!t.acked && !t.lost && EvPort(m_evs[t.ev]) == port)
       {
         t.lost = true;
+        m_again[s]; // declared lost
         AddInflight(t, PacketBytes(MessageOf(s), s), false);
         m_retx.insert(s);
       }

@@ -32,6 +32,7 @@
 #include <array>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -110,12 +111,12 @@ private:
     uint64_t acked = 0;
     Time posted;
   };
-  /// The sender's state of one packet outstanding: 10 bytes (2-byte words only), as a large run
+  /// The sender's state of one packet outstanding: 8 bytes (2-byte words only), as a large run
   /// keeps millions of them. Its size on the wire is not kept: PacketBytes derives it from its
-  /// message, as BuildData does.
+  /// message, as BuildData does. What only a packet declared lost needs is in m_again.
   struct TxState
   {
-    TxState() : ev(0), acked(false), lost(false), retries(0), trimmed(false), resent(false), sends(0) {}
+    TxState() : ev(0), acked(false), lost(false) {}
     /// \brief Time of the latest send (kept in 48 bits of time steps: 281 s in picoseconds).
     Time SentAt() const
     {
@@ -132,11 +133,16 @@ private:
     uint16_t sentAt[3] = { 0, 0, 0 };
     uint16_t ev : 14; ///< a QP has at most 16384 EVs (SetUp)
     uint16_t acked : 1;
-    uint16_t lost : 1;    ///< declared lost, waiting in m_retx
-    uint16_t retries : 9; ///< losses declared (RetryLimit is at most 255)
-    uint16_t trimmed : 1; ///< NACKed as trimmed, waiting in m_retx
-    uint16_t resent : 1;  ///< the latest send was a resend
-    uint16_t sends : 5;   ///< times sent, modulo 32: tells the latest resend's ResendRecord from older ones
+    uint16_t lost : 1; ///< declared lost, waiting in m_retx
+  };
+  /// The rest of the state of a packet once declared lost (by RACK, the timer, a trim NACK or its
+  /// port going down), until it is acknowledged.
+  struct Again
+  {
+    uint16_t retries = 0; ///< losses declared (RetryLimit is at most 255)
+    uint8_t sends = 1;    ///< times sent, modulo 256: tells the latest resend's ResendRecord from older ones
+    bool trimmed = false; ///< NACKed as trimmed, waiting in m_retx
+    bool resent = false;  ///< the latest send was a resend
   };
   struct RxMessage
   {
@@ -223,9 +229,20 @@ private:
   {
     uint64_t seq;
     uint64_t firstSendsBefore; ///< m_sndNxt when it was sent
-    uint8_t sends;             ///< TxState::sends of this send; it is stale once they differ
+    uint8_t sends;             ///< Again::sends of this send; it is stale once they differ
   };
-  static_assert(sizeof(TxState) == 10, "MRC send state: keep it small");
+  static_assert(sizeof(TxState) == 8, "MRC send state: keep it small");
+  std::unordered_map<uint64_t, Again> m_again; ///< by sequence number: packets declared lost, until acknowledged
+  /// \brief Whether packet `seq`'s latest send was a resend.
+  bool Resent(uint64_t seq) const
+  {
+    if (m_again.empty())
+    {
+      return false;
+    }
+    auto it = m_again.find(seq);
+    return it != m_again.end() && it->second.resent;
+  }
   uint64_t m_firstSend = 0; ///< no first send below it is outstanding
   RingQueue<ResendRecord> m_resends;
   std::set<uint64_t> m_retx; ///< lost, to resend oldest first
