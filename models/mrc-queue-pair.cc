@@ -4,6 +4,8 @@
 #include "models/mrc-nack-header.h"
 #include "models/mrc-probe-header.h"
 #include "models/mrc-sack-header.h"
+#include "models/nscc-congestion-control.h"
+#include "models/round-robin-ev-selector.h"
 #include "models/ipv6-usid-header.h"
 #include "models/psn.h"
 #include "models/rdma-nic.h"
@@ -84,14 +86,14 @@ MrcQueuePair::GetTypeId()
                     MakeUintegerChecker<uint8_t>(0, 63))
       .AddAttribute("EvSelector",
                     "Type of the per-packet EV choice policy.",
-                    StringValue("ns3::RoundRobinEvSelector"),
-                    MakeStringAccessor(&MrcQueuePair::m_selectorType),
-                    MakeStringChecker())
+                    TypeIdValue(RoundRobinEvSelector::GetTypeId()),
+                    MakeTypeIdAccessor(&MrcQueuePair::m_selectorType),
+                    MakeTypeIdChecker())
       .AddAttribute("CongestionControl",
                     "Type of the window controller.",
-                    StringValue("ns3::NsccCongestionControl"),
-                    MakeStringAccessor(&MrcQueuePair::m_ccType),
-                    MakeStringChecker())
+                    TypeIdValue(NsccCongestionControl::GetTypeId()),
+                    MakeTypeIdAccessor(&MrcQueuePair::m_ccType),
+                    MakeTypeIdChecker())
       .AddTraceSource("EvState",
                       "An EV changed state: (qpn, EV, plane, from, to).",
                       MakeTraceSourceAccessor(&MrcQueuePair::m_evStateTrace),
@@ -120,17 +122,16 @@ void
 MrcQueuePair::SetUp()
 {
   m_setUp = true;
-  TypeId tid;
-  NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(m_selectorType, &tid),
-                  "MrcQueuePair: EvSelector \"" << m_selectorType << "\" is not a registered type");
-  NS_ABORT_MSG_IF(!TypeId::LookupByNameFailSafe(m_ccType, &tid),
-                  "MrcQueuePair: CongestionControl \"" << m_ccType << "\" is not a registered type");
-  ObjectFactory selector(m_selectorType);
+  ObjectFactory selector;
+  selector.SetTypeId(m_selectorType);
   m_selector = selector.Create<EvSelector>();
-  NS_ABORT_MSG_IF(!m_selector, "MrcQueuePair: EvSelector \"" << m_selectorType << "\" is not an ns3::EvSelector");
-  ObjectFactory cc(m_ccType);
+  NS_ABORT_MSG_IF(!m_selector,
+                  "MrcQueuePair: EvSelector \"" << m_selectorType.GetName() << "\" is not an ns3::EvSelector");
+  ObjectFactory cc;
+  cc.SetTypeId(m_ccType);
   m_cc = cc.Create<MrcCongestionControl>();
-  NS_ABORT_MSG_IF(!m_cc, "MrcQueuePair: CongestionControl \"" << m_ccType << "\" is not an ns3::MrcCongestionControl");
+  NS_ABORT_MSG_IF(
+    !m_cc, "MrcQueuePair: CongestionControl \"" << m_ccType.GetName() << "\" is not an ns3::MrcCongestionControl");
 
   const uint16_t ports = m_nic->NumPorts();
   const mrcsim::FabricRouting* routing = m_nic->GetRouting();
@@ -142,9 +143,10 @@ MrcQueuePair::SetUp()
   const uint64_t pathOffset = SplitMix64(offsetState) >> 16;
   m_active.assign(ports, {});
   m_backups.assign(ports, {});
-  m_portUp.assign(ports, true);
+  NS_ABORT_MSG_IF(ports > 64, "MrcQueuePair: a NIC of " << ports << " ports; at most 64");
+  m_portUp = ports == 64 ? ~uint64_t(0) : (uint64_t(1) << ports) - 1;
   m_portInflight.assign(ports, 0);
-  m_peerPlaneUp.assign(ports, true);
+  m_peerPlaneUp = m_portUp;
   m_evsPerPort = perPlane + m_backupsPerPlane;
   m_evs.reserve(size_t(ports) * m_evsPerPort);
   std::vector<UsidList> paths; // by EV id, packed below
@@ -273,7 +275,7 @@ MrcQueuePair::PortShare() const
   uint32_t usable = 0;
   for (uint16_t p = 0; p < m_active.size(); ++p)
   {
-    usable += m_portUp[p] && m_peerPlaneUp[p] && !m_active[p].empty();
+    usable += PortUp(p) && PeerPlaneUp(p) && !m_active[p].empty();
   }
   const uint64_t mtu = m_nic->Mtu();
   return std::max<uint64_t>(mtu, m_cc->GetWindow() / std::max<uint32_t>(usable, 1));
@@ -369,7 +371,7 @@ MrcQueuePair::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, bool ac
 FramePtr
 MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
 {
-  if (m_error || !m_setUp || !m_portUp[port] || !m_peerPlaneUp[port])
+  if (m_error || !m_setUp || !PortUp(port) || !PeerPlaneUp(port))
   {
     return nullptr;
   }
@@ -378,7 +380,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   const bool room = m_inflight + mtu <= m_cc->GetWindow() && m_portInflight[port] + mtu <= PortShare();
   // A trimmed packet waits for window room like new data (else a heavy incast recycles trims at
   // line rate); a packet declared lost (RACK or timeout) goes at once.
-  bool resend = !m_retx.empty() && (room || !m_again.at(*m_retx.begin()).trimmed);
+  bool resend = !m_retx.empty() && (room || !DeclaredLost(*m_retx.begin()).trimmed);
   if (resend)
   {
     seq = *m_retx.begin();
@@ -419,7 +421,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   Again* again = nullptr;
   if (resend)
   {
-    again = &m_again.at(seq);
+    again = &DeclaredLost(seq);
     again->trimmed = false;
     again->resent = true;
     ++again->sends;
@@ -469,9 +471,9 @@ MrcQueuePair::Ack(uint64_t seq, uint64_t& newlyAcked)
     return;
   }
   t.acked = true;
-  if (!m_again.empty())
+  if (m_again && !m_again->empty())
   {
-    m_again.erase(seq);
+    m_again->erase(seq);
   }
   Message& m = MessageOf(seq);
   const uint32_t bytes = PacketBytes(m, seq);
@@ -595,7 +597,7 @@ MrcQueuePair::HandleNack(const RdmaRxInfo& info)
   {
     TxState& t = Tx(seq);
     t.lost = true;
-    m_again[seq].trimmed = true;
+    AgainOf(seq).trimmed = true;
     AddInflight(t, PacketBytes(MessageOf(seq), seq), false);
     m_retx.insert(seq); // resent as soon as the window allows: no timeout
     m_cc->OnTrim();
@@ -613,7 +615,7 @@ MrcQueuePair::DeclareLost(uint64_t seq)
   m_cc->OnLoss();
   m_selector->OnFeedback(m_evs[t.ev], EvFeedback::Loss);
   MarkAssumedBad(t.ev);
-  Again& again = m_again[seq];
+  Again& again = AgainOf(seq);
   if (++again.retries > m_retryLimit)
   {
     Fail("PSN " + std::to_string(seq & kPsnMask) + " lost " + std::to_string(again.retries) + " times (retry limit " +
@@ -698,7 +700,7 @@ MrcQueuePair::PruneSendOrder()
     if (Tracked(r.seq))
     {
       const TxState& t = Tx(r.seq);
-      if (!t.acked && !t.lost && m_again.at(r.seq).sends == r.sends)
+      if (!t.acked && !t.lost && DeclaredLost(r.seq).sends == r.sends)
       {
         break;
       }
@@ -780,7 +782,7 @@ MrcQueuePair::OnProbeTimer()
   for (uint16_t id : m_probing)
   {
     const MrcEv& ev = m_evs[id];
-    if (!m_portUp[EvPort(ev)])
+    if (!PortUp(EvPort(ev)))
     {
       continue;
     }
@@ -837,7 +839,7 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
     return;
   }
   // Locally at once: the plane's EVs are denied (or restored); peers learn it later.
-  m_portUp[port] = up;
+  m_portUp = up ? m_portUp | uint64_t(1) << port : m_portUp & ~(uint64_t(1) << port);
   for (MrcEv& ev : m_evs)
   {
     if (EvPort(ev) == port)
@@ -857,7 +859,7 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
       if (!t.acked && !t.lost && EvPort(m_evs[t.ev]) == port)
       {
         t.lost = true;
-        m_again[s]; // declared lost
+        AgainOf(s); // declared lost
         AddInflight(t, PacketBytes(MessageOf(s), s), false);
         m_retx.insert(s);
       }
@@ -883,14 +885,14 @@ MrcQueuePair::PeerPortStateChanged(int plane, bool up)
   {
     if (m_nic->PlaneOfPort(port) != plane)
       continue;
-    m_peerPlaneUp[port] = up;
+    m_peerPlaneUp = up ? m_peerPlaneUp | uint64_t(1) << port : m_peerPlaneUp & ~(uint64_t(1) << port);
     for (MrcEv& ev : m_evs)
     {
       if (EvPort(ev) != port)
         continue;
       if (!up && ev.state != EvState::Denied)
         SetState(ev, EvState::Denied);
-      else if (up && ev.state == EvState::Denied && m_portUp[port])
+      else if (up && ev.state == EvState::Denied && PortUp(port))
         SetState(ev, EvState::Good);
     }
   }

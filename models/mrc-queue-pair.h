@@ -31,6 +31,7 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <vector>
@@ -232,16 +233,28 @@ private:
     uint8_t sends;             ///< Again::sends of this send; it is stale once they differ
   };
   static_assert(sizeof(TxState) == 8, "MRC send state: keep it small");
-  std::unordered_map<uint64_t, Again> m_again; ///< by sequence number: packets declared lost, until acknowledged
+  /// Packets declared lost, until acknowledged, by sequence number (allocated at the first).
+  std::unique_ptr<std::unordered_map<uint64_t, Again>> m_again;
+  /// \brief Packet `seq`'s Again (made if it has none).
+  Again& AgainOf(uint64_t seq)
+  {
+    if (!m_again)
+    {
+      m_again = std::make_unique<std::unordered_map<uint64_t, Again>>();
+    }
+    return (*m_again)[seq];
+  }
+  /// \brief Packet `seq`'s Again, which it has: it was declared lost and is not acknowledged.
+  Again& DeclaredLost(uint64_t seq) { return m_again->at(seq); }
   /// \brief Whether packet `seq`'s latest send was a resend.
   bool Resent(uint64_t seq) const
   {
-    if (m_again.empty())
+    if (!m_again || m_again->empty())
     {
       return false;
     }
-    auto it = m_again.find(seq);
-    return it != m_again.end() && it->second.resent;
+    auto it = m_again->find(seq);
+    return it != m_again->end() && it->second.resent;
   }
   uint64_t m_firstSend = 0; ///< no first send below it is outstanding
   RingQueue<ResendRecord> m_resends;
@@ -270,13 +283,15 @@ private:
   Time m_probeInterval;
   Time m_portStatusDelay;
   uint8_t m_trimmedDscp;
-  std::string m_selectorType;
-  std::string m_ccType;
+  TypeId m_selectorType;
+  TypeId m_ccType;
 
   std::vector<std::vector<uint16_t>> m_backups; ///< per NIC port, taken from the front
   std::vector<uint16_t> m_probing;
-  std::vector<bool> m_portUp;      ///< local NIC ports
-  std::vector<bool> m_peerPlaneUp; ///< by NIC port index (same plane at the peer)
+  uint64_t m_portUp = 0;      ///< local NIC ports, a bit each (a NIC has at most 64)
+  uint64_t m_peerPlaneUp = 0; ///< by NIC port index (same plane at the peer), a bit each
+  bool PortUp(uint16_t port) const { return (m_portUp >> port) & 1; }
+  bool PeerPlaneUp(uint16_t port) const { return (m_peerPlaneUp >> port) & 1; }
 
   // sender, colder
   EventId m_probeTimer;
