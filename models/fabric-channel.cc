@@ -235,7 +235,7 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
   if (m_handover)
   {
     // The receiving end runs on another thread: the frame waits for the window's end.
-    std::vector<HandedOver>& pending = m_handedOver[dir];
+    std::vector<HandedOver>& pending = (*m_handedOver)[dir];
     pending.push_back(HandedOver{ std::move(frame), txEnd + m_dirs[dir].arrivalDelay });
     if (pending.size() == 1)
     {
@@ -266,6 +266,10 @@ FabricChannel::SetHandover(bool handover)
 {
   NS_ABORT_MSG_IF(!m_dirs[0].wire.empty() || !m_dirs[1].wire.empty(), "FabricChannel::SetHandover: frames on the wire");
   m_handover = handover;
+  if (handover && !m_handedOver)
+  {
+    m_handedOver = std::make_unique<std::array<std::vector<HandedOver>, 2>>();
+  }
 }
 
 void
@@ -273,7 +277,7 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
 {
   auto* self = static_cast<FabricChannel*>(channel);
   std::vector<HandedOver> pending;
-  pending.swap(self->m_handedOver[dir]);
+  pending.swap((*self->m_handedOver)[dir]);
   for (HandedOver& f : pending)
   {
     if (!self->m_up)
@@ -291,7 +295,7 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
   }
   pending.clear();
   // Keep the vector's capacity for the next window.
-  pending.swap(self->m_handedOver[dir]);
+  pending.swap((*self->m_handedOver)[dir]);
   if (!self->m_dirs[dir].armed && !self->m_dirs[dir].wire.empty())
   {
     self->Arm(dir, self->DeliverEventOf(dir));

@@ -18,6 +18,7 @@
 #include "ns3/traced-callback.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -148,7 +149,7 @@ private:
     FramePtr frame;
     Time arrival;
   };
-  std::vector<HandedOver> m_handedOver[2];
+  std::unique_ptr<std::array<std::vector<HandedOver>, 2>> m_handedOver; ///< allocated by SetHandover
   /// Arrivals of frames whose gap is kFarGap, per direction (allocated at the first).
   std::unique_ptr<RingQueue<Time>[]> m_far;
   /// \brief Puts a frame at the end of direction `dir`'s wire.

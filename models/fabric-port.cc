@@ -605,16 +605,20 @@ FabricPort::SetPaused(uint8_t cls, bool paused)
     m_pausedMask |= uint8_t(1u << cls);
   else
     m_pausedMask &= uint8_t(~(1u << cls));
+  if (!m_pauseTimes)
+    m_pauseTimes = std::make_unique<PauseTimes>();
   if (before == 0 && m_pausedMask != 0)
-    m_pausedSince = Simulator::Now();
+    m_pauseTimes->since = Simulator::Now();
   else if (before != 0 && m_pausedMask == 0)
-    m_pausedTime += Simulator::Now() - m_pausedSince;
+    m_pauseTimes->closed += Simulator::Now() - m_pauseTimes->since;
 }
 
 Time
 FabricPort::PausedTime() const
 {
-  return m_pausedMask ? m_pausedTime + (Simulator::Now() - m_pausedSince) : m_pausedTime;
+  if (!m_pauseTimes)
+    return Time(0);
+  return m_pausedMask ? m_pauseTimes->closed + (Simulator::Now() - m_pauseTimes->since) : m_pauseTimes->closed;
 }
 
 void

@@ -69,11 +69,10 @@ public:
   void SetChannel(Ptr<FabricChannel> channel);
   void SetDataRate(DataRate rate)
   {
-    m_rate = rate;
     m_rateBps = rate.GetBitRate();
     m_txTimeBytes = UINT32_MAX;
   }
-  DataRate GetDataRate() const { return m_rate; }
+  DataRate GetDataRate() const { return DataRate(m_rateBps); }
   void SetQueueConfig(Ptr<PortQueueConfig> config) { m_config = config; }
   Ptr<PortQueueConfig> GetQueueConfig() const { return m_config; }
   /// \brief The same, without a reference count (for the hot path: shared by many ports, whose
@@ -240,9 +239,10 @@ private:
   bool m_wakePending = false;                  ///< m_wake is scheduled and has not run
   bool m_catchUpPending = false;               ///< a catch-up at the window's end is deferred
   mutable uint32_t m_txTimeBytes = UINT32_MAX; ///< the size whose wire time m_txTime holds
+  uint32_t m_context = 0;                      ///< m_node's id: the context of the port's own events
   mutable Time m_txTime;
-  uint64_t m_rateBps = 0;    ///< m_rate in bit/s
-  double m_rateFactor = 1.0; ///< gray failure: the share of m_rate this port sends at
+  uint64_t m_rateBps = 0;    ///< the port's rate in bit/s
+  double m_rateFactor = 1.0; ///< gray failure: the share of the rate this port sends at
   std::array<uint32_t, PortQueueConfig::kMaxClasses> m_bytes{};
   /// Bytes of lossless (PFC) classes that came in here and are queued at other ports.
   std::array<uint32_t, PortQueueConfig::kMaxClasses> m_ingress{};
@@ -253,8 +253,6 @@ private:
   std::unique_ptr<Traces> m_traces;
 
   Node* m_node = nullptr;
-  uint32_t m_context = 0; ///< m_node's id: the context of the port's own events
-  DataRate m_rate;
   Time m_ingressLatency;
   /// The fallback start event (see the file comment), made once and scheduled again and again;
   /// a cancelled one is replaced (an ns-3 event cannot run once cancelled).
@@ -265,8 +263,13 @@ private:
   uint64_t m_rng = 1;
   uint64_t m_trimmed = 0;
   uint64_t m_ecnMarked = 0;
-  Time m_pausedTime;  ///< closed pause intervals
-  Time m_pausedSince; ///< start of the open one (m_pausedMask != 0)
+  /// Time paused by the peer (allocated at the first PAUSE).
+  struct PauseTimes
+  {
+    Time closed; ///< closed pause intervals
+    Time since;  ///< start of the open one (m_pausedMask != 0)
+  };
+  std::unique_ptr<PauseTimes> m_pauseTimes;
   uint64_t* m_dropCounters = nullptr;
 };
 
