@@ -235,9 +235,20 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
   if (m_handover)
   {
     // The receiving end runs on another thread: the frame waits for the window's end.
-    std::vector<HandedOver>& pending = (*m_handedOver)[dir];
-    pending.push_back(HandedOver{ std::move(frame), txEnd + m_dirs[dir].arrivalDelay });
-    if (pending.size() == 1)
+    HandOverBuffer& pending = (*m_handedOver)[dir];
+    const Time arrival = txEnd + m_dirs[dir].arrivalDelay;
+    uint32_t gap = 0;
+    if (pending.frames.empty())
+    {
+      pending.first = arrival;
+    }
+    else if ((gap = GapOf(pending.last, arrival)) == kFarGap)
+    {
+      pending.far.push_back(arrival);
+    }
+    pending.last = arrival;
+    pending.frames.push_back(InFlight{ std::move(frame), gap });
+    if (pending.frames.size() == 1)
     {
       FabricParallelSimulatorImpl::DeferToBarrier(&FabricChannel::HandOver, this, dir);
     }
@@ -268,7 +279,7 @@ FabricChannel::SetHandover(bool handover)
   m_handover = handover;
   if (handover && !m_handedOver)
   {
-    m_handedOver = std::make_unique<std::array<std::vector<HandedOver>, 2>>();
+    m_handedOver = std::make_unique<std::array<HandOverBuffer, 2>>();
   }
 }
 
@@ -276,10 +287,18 @@ void
 FabricChannel::HandOver(void* channel, uint32_t dir)
 {
   auto* self = static_cast<FabricChannel*>(channel);
-  std::vector<HandedOver> pending;
-  pending.swap((*self->m_handedOver)[dir]);
-  for (HandedOver& f : pending)
+  HandOverBuffer& pending = (*self->m_handedOver)[dir];
+  std::vector<InFlight> frames;
+  frames.swap(pending.frames);
+  Time arrival = pending.first;
+  std::size_t far = 0;
+  for (std::size_t i = 0; i < frames.size(); ++i)
   {
+    InFlight& f = frames[i];
+    if (i > 0)
+    {
+      arrival = f.gap == kFarGap ? pending.far[far++] : arrival + TimeStep(f.gap);
+    }
     if (!self->m_up)
     {
       self->Drop(*f.frame, DropCause::LinkDown);
@@ -290,12 +309,13 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
     }
     else
     {
-      self->PushWire(static_cast<uint8_t>(dir), std::move(f.frame), f.arrival);
+      self->PushWire(static_cast<uint8_t>(dir), std::move(f.frame), arrival);
     }
   }
-  pending.clear();
+  frames.clear();
+  pending.far.clear();
   // Keep the vector's capacity for the next window.
-  pending.swap((*self->m_handedOver)[dir]);
+  frames.swap(pending.frames);
   if (!self->m_dirs[dir].armed && !self->m_dirs[dir].wire.empty())
   {
     self->Arm(dir, self->DeliverEventOf(dir));
@@ -313,14 +333,9 @@ FabricChannel::PushWire(uint8_t dir, FramePtr frame, Time arrival)
   }
   else
   {
-    const int64_t steps = (arrival - m_dirs[dir].tailArrival).GetTimeStep();
-    if (steps >= 0 && steps < int64_t(kFarGap))
+    gap = GapOf(m_dirs[dir].tailArrival, arrival);
+    if (gap == kFarGap)
     {
-      gap = static_cast<uint32_t>(steps);
-    }
-    else
-    {
-      gap = kFarGap;
       if (!m_far)
       {
         m_far = std::make_unique<RingQueue<Time>[]>(2);

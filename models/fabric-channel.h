@@ -115,6 +115,12 @@ private:
     uint32_t gap;
   };
   static constexpr uint32_t kFarGap = UINT32_MAX;
+  /// \brief The gap from an arrival at `last` to one at `arrival`, or kFarGap if it does not fit.
+  static uint32_t GapOf(Time last, Time arrival)
+  {
+    const int64_t steps = (arrival - last).GetTimeStep();
+    return steps >= 0 && steps < int64_t(kFarGap) ? static_cast<uint32_t>(steps) : kFarGap;
+  }
   /// One direction's state: one cache line.
   struct alignas(64) Direction
   {
@@ -144,12 +150,16 @@ private:
   uint64_t* m_dropCounters = nullptr; ///< per-cause counters shared with the network, if set
   /// Frames sent in the current window of a parallel run, per direction (see SetHandover):
   /// written only by the sender's partition, emptied at the window's end.
-  struct HandedOver
+  /// Frames sent in the current window, per direction (see SetHandover): written only by the
+  /// sender's partition, emptied at the window's end. Arrivals are kept as on the wire (gaps).
+  struct HandOverBuffer
   {
-    FramePtr frame;
-    Time arrival;
+    std::vector<InFlight> frames;
+    Time first;            ///< arrival of the first
+    Time last;             ///< arrival of the last
+    std::vector<Time> far; ///< arrivals of frames whose gap is kFarGap
   };
-  std::unique_ptr<std::array<std::vector<HandedOver>, 2>> m_handedOver; ///< allocated by SetHandover
+  std::unique_ptr<std::array<HandOverBuffer, 2>> m_handedOver; ///< allocated by SetHandover
   /// Arrivals of frames whose gap is kFarGap, per direction (allocated at the first).
   std::unique_ptr<RingQueue<Time>[]> m_far;
   /// \brief Puts a frame at the end of direction `dir`'s wire.
