@@ -45,7 +45,7 @@ namespace
 struct FrameArena
 {
   static constexpr uint64_t kUnit = 16;
-  static constexpr uint32_t kSlab = 2048; ///< frames per slab
+  static constexpr uint32_t kSlab = 512; ///< frames per slab
   unsigned char* base = nullptr;
   uint64_t units = 0;                ///< reserved
   std::atomic<uint64_t> carved{ 1 }; ///< units handed out as slabs (unit 0 is the null FramePtr)

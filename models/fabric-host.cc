@@ -83,6 +83,10 @@ FabricHost::HandleFrame(FabricPort& in, FramePtr frame)
 void
 FabricHost::HandleLinkState(FabricPort& port, bool up)
 {
+  if (m_sink)
+  {
+    m_sink->LinkStateChanged(static_cast<uint16_t>(port.GetIfIndex()), up);
+  }
   if (!m_linkState.IsNull())
   {
     m_linkState(static_cast<uint16_t>(port.GetIfIndex()), up);

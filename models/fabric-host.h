@@ -23,6 +23,8 @@ public:
   virtual void ReceiveFrame(FramePtr frame, uint16_t port) = 0;
   /// \brief What every ReceiveFrame reads first (see FabricPacketHandler::GetArrivalLines): two lines.
   virtual std::array<const void*, 2> GetArrivalLines() const { return {}; }
+  /// \brief A NIC port's link went up or down (before the link-state callback, if one is set).
+  virtual void LinkStateChanged(uint16_t port, bool up) {}
 };
 
 /// \brief A GPU's NIC ports, one per plane.

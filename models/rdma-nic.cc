@@ -97,8 +97,7 @@ RdmaNic::Attach(Ptr<FabricHost> host)
     NS_ABORT_MSG_IF(!sw, "RdmaNic: NIC port " << p << " of GPU " << host->GetGpuIndex() << " is not wired to a switch");
     m_planes.push_back(sw->GetPlane());
   }
-  host->SetFrameSink(this);
-  host->SetLinkStateCallback(MakeCallback(&RdmaNic::LinkState, this));
+  host->SetFrameSink(this); // frames and link states (LinkStateChanged)
 }
 
 void
@@ -179,7 +178,7 @@ RdmaNic::Serve(uint16_t port)
   FabricPort* wire = m_host->PortAt(port);
   if (!wire->IsLinkUp())
   {
-    return; // LinkState wakes the port when it comes back
+    return; // LinkStateChanged wakes the port when it comes back
   }
   const Time now = Simulator::Now();
   Time busy = wire->GetBusyUntil();
@@ -247,7 +246,7 @@ RdmaNic::ReceiveFrame(FramePtr frame, uint16_t port)
 }
 
 void
-RdmaNic::LinkState(uint16_t port, bool up)
+RdmaNic::LinkStateChanged(uint16_t port, bool up)
 {
   for (auto& [qpn, qp] : m_qps)
   {

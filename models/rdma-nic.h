@@ -73,7 +73,7 @@ private:
   void ReceiveFrame(FramePtr frame, uint16_t port) override;
   /// \brief The NIC's first line and its QP table (which moves when QPs are added: a hint).
   std::array<const void*, 2> GetArrivalLines() const override { return { this, m_qps.data() }; }
-  void LinkState(uint16_t port, bool up);
+  void LinkStateChanged(uint16_t port, bool up) override;
   void Schedule(uint16_t port, Time at);
   void Serve(uint16_t port);
 
