@@ -471,10 +471,6 @@ MrcQueuePair::Ack(uint64_t seq, uint64_t& newlyAcked)
     return;
   }
   t.acked = true;
-  if (m_again && !m_again->empty())
-  {
-    m_again->erase(seq);
-  }
   Message& m = MessageOf(seq);
   const uint32_t bytes = PacketBytes(m, seq);
   if (t.lost)
@@ -558,6 +554,10 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
   }
   while (!m_tx.empty() && m_tx.front().acked)
   {
+    if (m_again && !m_again->empty())
+    {
+      m_again->erase(m_base); // kept until here: a late SACK may still name it (Resent)
+    }
     m_tx.pop_front();
     ++m_base;
   }
@@ -610,12 +610,12 @@ MrcQueuePair::DeclareLost(uint64_t seq)
 {
   TxState& t = Tx(seq);
   t.lost = true;
+  Again& again = AgainOf(seq); // before m_retx holds it
   AddInflight(t, PacketBytes(MessageOf(seq), seq), false);
   m_retx.insert(seq);
   m_cc->OnLoss();
   m_selector->OnFeedback(m_evs[t.ev], EvFeedback::Loss);
   MarkAssumedBad(t.ev);
-  Again& again = AgainOf(seq);
   if (++again.retries > m_retryLimit)
   {
     Fail("PSN " + std::to_string(seq & kPsnMask) + " lost " + std::to_string(again.retries) + " times (retry limit " +

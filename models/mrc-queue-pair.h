@@ -137,11 +137,11 @@ private:
     uint16_t lost : 1; ///< declared lost, waiting in m_retx
   };
   /// The rest of the state of a packet once declared lost (by RACK, the timer, a trim NACK or its
-  /// port going down), until it is acknowledged.
+  /// port going down), until it leaves the TX ring (a late SACK may still name it: Resent).
   struct Again
   {
     uint16_t retries = 0; ///< losses declared (RetryLimit is at most 255)
-    uint8_t sends = 1;    ///< times sent, modulo 256: tells the latest resend's ResendRecord from older ones
+    uint16_t sends = 1;   ///< times sent, modulo 2^16: tells the latest resend's ResendRecord from older ones
     bool trimmed = false; ///< NACKed as trimmed, waiting in m_retx
     bool resent = false;  ///< the latest send was a resend
   };
@@ -230,10 +230,10 @@ private:
   {
     uint64_t seq;
     uint64_t firstSendsBefore; ///< m_sndNxt when it was sent
-    uint8_t sends;             ///< Again::sends of this send; it is stale once they differ
+    uint16_t sends;            ///< Again::sends of this send; it is stale once they differ
   };
   static_assert(sizeof(TxState) == 8, "MRC send state: keep it small");
-  /// Packets declared lost, until acknowledged, by sequence number (allocated at the first).
+  /// Packets declared lost, by sequence number, until they leave the TX ring (allocated at the first).
   std::unique_ptr<std::unordered_map<uint64_t, Again>> m_again;
   /// \brief Packet `seq`'s Again (made if it has none).
   Again& AgainOf(uint64_t seq)

@@ -52,9 +52,10 @@ FormatProblem(const std::string& valueType, const std::string& text)
   return "";
 }
 
-/// String attributes whose value names an ns-3 type, and the base class that type must have.
-/// Their StringValue checker accepts any text; the model looks the name up only when it builds
-/// a queue pair, where an unknown one could only abort.
+/// Attributes whose value names an ns-3 type, and the base class that type must have. ns-3's
+/// checker of a TypeId attribute accepts any registered type, and aborts on an unknown name
+/// without saying which file or key it came from; the model checks the base class only when it
+/// builds a queue pair, where a wrong one could only abort.
 struct TypeNamingAttribute
 {
   const char* type;
