@@ -1,6 +1,6 @@
 // The receiving half of an MRC queue pair: placement in any order, message completions in
 // order, SACKs (cumulative PSN, 64-bit bitmap, echoed EV, ECN echo) and trim NACKs. The sending
-// half is in mrc-queue-pair.cc.
+// half is in mrc-queue-pair.cc, EV health in mrc-queue-pair-health.cc.
 #include "models/fabric-packet.h"
 #include "models/mrc-nack-header.h"
 #include "models/mrc-queue-pair.h"

@@ -1,0 +1,211 @@
+// EV health of an MRC queue pair: state changes and their trace, same-plane backups for EVs
+// assumed bad, probes that bring them back, and NIC port status (local at once, the peer's after
+// a port-status delay). The sending half is in mrc-queue-pair.cc, the receiving half in
+// mrc-queue-pair-receiver.cc.
+#include "models/fabric-packet.h"
+#include "models/mrc-probe-header.h"
+#include "models/mrc-queue-pair.h"
+#include "models/rdma-nic.h"
+
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+void
+MrcQueuePair::SetState(MrcEv& ev, EvState state)
+{
+  if (ev.state == state)
+  {
+    return;
+  }
+  EvState from = ev.state;
+  ev.state = state;
+  m_evStateTrace(m_qpn, ev.id, EvPlane(ev), from, state);
+}
+
+void
+MrcQueuePair::MarkAssumedBad(uint16_t id)
+{
+  MrcEv& ev = m_evs[id];
+  if (ev.state == EvState::AssumedBad || ev.state == EvState::Denied)
+  {
+    return;
+  }
+  SetState(ev, EvState::AssumedBad);
+  if (ev.active)
+  {
+    auto& act = m_active[EvPort(ev)];
+    act.erase(std::find(act.begin(), act.end(), id));
+    ev.active = false;
+    Activate(EvPort(ev)); // a backup of the same plane keeps the planes balanced
+  }
+  else
+  {
+    auto& bk = m_backups[EvPort(ev)];
+    auto it = std::find(bk.begin(), bk.end(), id);
+    if (it != bk.end())
+      bk.erase(it);
+  }
+  m_probing.push_back(id);
+  StartProbes();
+}
+
+void
+MrcQueuePair::Activate(uint16_t port)
+{
+  auto& bk = m_backups[port];
+  while (!bk.empty())
+  {
+    uint16_t b = bk.front();
+    bk.erase(bk.begin());
+    if (m_evs[b].state == EvState::Good)
+    {
+      m_evs[b].active = true;
+      m_active[port].push_back(b);
+      return;
+    }
+  }
+}
+
+void
+MrcQueuePair::StartProbes()
+{
+  if (!m_probing.empty() && !m_probeTimer.IsRunning())
+  {
+    m_probeTimer = ScheduleTimer(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);
+  }
+}
+
+void
+MrcQueuePair::OnProbeTimer()
+{
+  // Probing pauses while the QP has nothing to send (PostWrite resumes it): an idle QP would
+  // otherwise keep a simulation of a permanent failure running for ever.
+  if (m_error || m_probing.empty() || m_messages.empty())
+  {
+    return;
+  }
+  for (uint16_t id : m_probing)
+  {
+    const MrcEv& ev = m_evs[id];
+    if (!PortUp(EvPort(ev)))
+    {
+      continue;
+    }
+    MrcProbeHeader probe;
+    probe.SetType(MrcProbeHeader::Request);
+    probe.SetEv(id);
+    probe.SetSequence(m_probeSeq++);
+    probe.SetSendTime(Simulator::Now());
+    FabricPacketSpec spec = ControlSpec(kOpProbe, EvPlane(ev), ev.Entropy());
+    spec.usids = EvUsids(ev.id); // along the EV's own path
+    m_nic->SendControl(MakeControlFrame(spec, probe), EvPort(ev));
+  }
+  m_probeTimer = ScheduleTimer(m_probeInterval, &MrcQueuePair::OnProbeTimer, this);
+}
+
+void
+MrcQueuePair::HandleProbe(const RdmaRxInfo& info)
+{
+  MrcProbeHeader probe;
+  ReadInner(info.frame, probe);
+  if (probe.IsRequest())
+  {
+    probe.SetType(MrcProbeHeader::Response);
+    FabricPacketSpec spec = ControlSpec(kOpProbe, m_nic->PlaneOfPort(info.port), info.frame.srcPort);
+    m_nic->SendControl(MakeControlFrame(spec, probe), info.port);
+    return;
+  }
+  const uint16_t id = probe.GetEv();
+  if (id >= m_evs.size() || m_evs[id].state != EvState::AssumedBad)
+  {
+    return;
+  }
+  // The path works again: back to GOOD, as a backup of its plane (or active if the plane is short).
+  MrcEv& ev = m_evs[id];
+  SetState(ev, EvState::Good);
+  m_probing.erase(std::find(m_probing.begin(), m_probing.end(), id));
+  m_backups[EvPort(ev)].push_back(id);
+  const uint32_t target = std::max<uint32_t>(1, m_evCount / m_nic->NumPorts());
+  while (m_active[EvPort(ev)].size() < target && !m_backups[EvPort(ev)].empty())
+  {
+    size_t before = m_active[EvPort(ev)].size();
+    Activate(EvPort(ev));
+    if (m_active[EvPort(ev)].size() == before)
+      break;
+  }
+  WakeAllPorts();
+}
+
+void
+MrcQueuePair::PortStateChanged(uint16_t port, bool up)
+{
+  if (!m_setUp)
+  {
+    return;
+  }
+  // Locally at once: the plane's EVs are denied (or restored); peers learn it later.
+  m_portUp = up ? m_portUp | uint64_t(1) << port : m_portUp & ~(uint64_t(1) << port);
+  for (MrcEv& ev : m_evs)
+  {
+    if (EvPort(ev) == port)
+    {
+      if (!up && ev.state != EvState::Denied)
+        SetState(ev, EvState::Denied);
+      else if (up && ev.state == EvState::Denied)
+        SetState(ev, EvState::Good);
+    }
+  }
+  if (!up)
+  {
+    // What was in flight on that port is lost: resend it elsewhere now.
+    for (uint64_t s = m_base; s < m_sndNxt; ++s)
+    {
+      TxState& t = Tx(s);
+      if (!t.acked && !t.lost && EvPort(m_evs[t.ev]) == port)
+      {
+        t.lost = true;
+        AgainOf(s); // declared lost
+        AddInflight(t, PacketBytes(MessageOf(s), s), false);
+        m_retx.insert(s);
+      }
+    }
+    WakeAllPorts();
+  }
+  if (m_peer)
+  {
+    // An event of the peer's node: in a parallel run it may be in another partition.
+    Simulator::ScheduleWithContext(
+      m_peer->NodeId(), m_portStatusDelay, &MrcQueuePair::PeerPortStateChanged, m_peer, m_nic->PlaneOfPort(port), up);
+  }
+}
+
+void
+MrcQueuePair::PeerPortStateChanged(int plane, bool up)
+{
+  if (!m_setUp)
+  {
+    return;
+  }
+  for (uint16_t port = 0; port < m_nic->NumPorts(); ++port)
+  {
+    if (m_nic->PlaneOfPort(port) != plane)
+      continue;
+    m_peerPlaneUp = up ? m_peerPlaneUp | uint64_t(1) << port : m_peerPlaneUp & ~(uint64_t(1) << port);
+    for (MrcEv& ev : m_evs)
+    {
+      if (EvPort(ev) != port)
+        continue;
+      if (!up && ev.state != EvState::Denied)
+        SetState(ev, EvState::Denied);
+      else if (up && ev.state == EvState::Denied && PortUp(port))
+        SetState(ev, EvState::Good);
+    }
+  }
+  WakeAllPorts();
+}
+
+} // namespace ns3
