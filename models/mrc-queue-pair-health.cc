@@ -170,7 +170,7 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
         t.lost = true;
         AgainOf(s); // declared lost
         AddInflight(t, PacketBytes(MessageOf(s), s), false);
-        m_retx.insert(s);
+        m_losses->retx.insert(s);
       }
     }
     WakeAllPorts();

@@ -110,7 +110,12 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info)
   ReadInner(f, reth);
   const uint64_t mtu = m_nic->Mtu();
   const uint64_t firstSeq = seq - reth.GetVirtualAddress() / mtu;
-  RxMessage& msg = m_rxMessages[firstSeq];
+  if (!m_rxMessages)
+  {
+    m_rxMessages = std::make_unique<std::map<uint64_t, RxMessage>>();
+  }
+  std::map<uint64_t, RxMessage>& messages = *m_rxMessages;
+  RxMessage& msg = messages[firstSeq];
   if (msg.received == 0)
   {
     msg.packets = (uint64_t(reth.GetDmaLength()) + mtu - 1) / mtu;
@@ -127,13 +132,13 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info)
   }
   // Completions in message order, as the RDMA completion queue reports them.
   bool ended = false;
-  while (!m_rxMessages.empty() && m_rxMessages.begin()->first == m_nextRxMessage &&
-         m_rxMessages.begin()->second.received == m_rxMessages.begin()->second.packets)
+  while (!messages.empty() && messages.begin()->first == m_nextRxMessage &&
+         messages.begin()->second.received == messages.begin()->second.packets)
   {
-    const RxMessage& done = m_rxMessages.begin()->second;
+    const RxMessage& done = messages.begin()->second;
     m_recvComplete(m_qpn, m_rxMessageId++, done.bytes, done.firstArrival);
     m_nextRxMessage += done.packets;
-    m_rxMessages.erase(m_rxMessages.begin());
+    messages.erase(messages.begin());
     ended = true;
   }
   if (ecn || !inOrder || ended || f.ackRequest || ++m_sinceSack >= m_sackEvery)

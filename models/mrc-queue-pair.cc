@@ -383,12 +383,12 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   const bool room = m_inflight + mtu <= m_cc->GetWindow() && m_portInflight[port] + mtu <= PortShare();
   // A trimmed packet waits for window room like new data (else a heavy incast recycles trims at
   // line rate); a packet declared lost (RACK or timeout) goes at once.
-  bool resend = !m_retx.empty() && (room || !DeclaredLost(*m_retx.begin()).trimmed);
+  bool resend = !NothingToResend() && (room || !DeclaredLost(*m_losses->retx.begin()).trimmed);
   if (resend)
   {
-    seq = *m_retx.begin();
+    seq = *m_losses->retx.begin();
   }
-  else if (m_retx.empty() && m_sndNxt < m_totalSeq && room)
+  else if (NothingToResend() && m_sndNxt < m_totalSeq && room)
   {
     seq = m_sndNxt;
   }
@@ -404,12 +404,12 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   MrcEv& ev = m_evs[id];
   // Ask for a SACK at once when this packet fills the window (or is a resend, or the last that can
   // go now): the receiver otherwise waits for SackEvery packets that the window will not let come.
-  const bool fills = m_inflight + 2 * mtu > m_cc->GetWindow() || resend || (m_retx.empty() && seq + 1 >= m_totalSeq);
+  const bool fills = m_inflight + 2 * mtu > m_cc->GetWindow() || resend || (NothingToResend() && seq + 1 >= m_totalSeq);
   const Message& m = MessageOf(seq);
   FramePtr p = BuildData(m, seq, ev, fills);
   if (resend)
   {
-    m_retx.erase(m_retx.begin());
+    m_losses->retx.erase(m_losses->retx.begin());
     ++m_retransmissions;
   }
   else
@@ -478,7 +478,7 @@ MrcQueuePair::Ack(uint64_t seq, uint64_t& newlyAcked)
   const uint32_t bytes = PacketBytes(m, seq);
   if (t.lost)
   {
-    m_retx.erase(seq); // it arrived after all
+    m_losses->retx.erase(seq); // it arrived after all
   }
   else
   {
@@ -557,9 +557,9 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
   }
   while (!m_tx.empty() && m_tx.front().acked)
   {
-    if (m_again && !m_again->empty())
+    if (m_losses && !m_losses->again.empty())
     {
-      m_again->erase(m_base); // kept until here: a late SACK may still name it (Resent)
+      m_losses->again.erase(m_base); // kept until here: a late SACK may still name it (Resent)
     }
     m_tx.pop_front();
     ++m_base;
@@ -602,7 +602,7 @@ MrcQueuePair::HandleNack(const RdmaRxInfo& info)
     t.lost = true;
     AgainOf(seq).trimmed = true;
     AddInflight(t, PacketBytes(MessageOf(seq), seq), false);
-    m_retx.insert(seq); // resent as soon as the window allows: no timeout
+    m_losses->retx.insert(seq); // resent as soon as the window allows: no timeout
     m_cc->OnTrim();
     WakeAllPorts();
   }
@@ -613,9 +613,9 @@ MrcQueuePair::DeclareLost(uint64_t seq)
 {
   TxState& t = Tx(seq);
   t.lost = true;
-  Again& again = AgainOf(seq); // before m_retx holds it
+  Again& again = AgainOf(seq); // before Losses::retx holds it
   AddInflight(t, PacketBytes(MessageOf(seq), seq), false);
-  m_retx.insert(seq);
+  m_losses->retx.insert(seq);
   m_cc->OnLoss();
   m_selector->OnFeedback(m_evs[t.ev], EvFeedback::Loss);
   MarkAssumedBad(t.ev);

@@ -134,7 +134,7 @@ private:
     uint16_t sentAt[3] = { 0, 0, 0 };
     uint16_t ev : 14; ///< a QP has at most 16384 EVs (SetUp)
     uint16_t acked : 1;
-    uint16_t lost : 1; ///< declared lost, waiting in m_retx
+    uint16_t lost : 1; ///< declared lost, waiting in Losses::retx
   };
   /// The rest of the state of a packet once declared lost (by RACK, the timer, a trim NACK or its
   /// port going down), until it leaves the TX ring (a late SACK may still name it: Resent).
@@ -142,7 +142,7 @@ private:
   {
     uint16_t retries = 0; ///< losses declared (RetryLimit is at most 255)
     uint16_t sends = 1;   ///< times sent, modulo 2^16: tells the latest resend's ResendRecord from older ones
-    bool trimmed = false; ///< NACKed as trimmed, waiting in m_retx
+    bool trimmed = false; ///< NACKed as trimmed, waiting in Losses::retx
     bool resent = false;  ///< the latest send was a resend
   };
   struct RxMessage
@@ -233,32 +233,40 @@ private:
     uint16_t sends;            ///< Again::sends of this send; it is stale once they differ
   };
   static_assert(sizeof(TxState) == 8, "MRC send state: keep it small");
-  /// Packets declared lost, by sequence number, until they leave the TX ring (allocated at the first).
-  std::unique_ptr<std::unordered_map<uint64_t, Again>> m_again;
-  /// \brief Packet `seq`'s Again (made if it has none).
-  Again& AgainOf(uint64_t seq)
+  /// What the sender keeps of losses (allocated at the first: most QPs of a large run lose nothing).
+  struct Losses
   {
-    if (!m_again)
+    /// Packets declared lost, by sequence number, until they leave the TX ring.
+    std::unordered_map<uint64_t, Again> again;
+    std::set<uint64_t> retx; ///< lost, to resend oldest first
+  };
+  std::unique_ptr<Losses> m_losses;
+  Losses& LossesOf()
+  {
+    if (!m_losses)
     {
-      m_again = std::make_unique<std::unordered_map<uint64_t, Again>>();
+      m_losses = std::make_unique<Losses>();
     }
-    return (*m_again)[seq];
+    return *m_losses;
   }
+  /// \brief Packet `seq`'s Again (made if it has none).
+  Again& AgainOf(uint64_t seq) { return LossesOf().again[seq]; }
   /// \brief Packet `seq`'s Again, which it has: it was declared lost and is not acknowledged.
-  Again& DeclaredLost(uint64_t seq) { return m_again->at(seq); }
+  Again& DeclaredLost(uint64_t seq) { return m_losses->again.at(seq); }
   /// \brief Whether packet `seq`'s latest send was a resend.
   bool Resent(uint64_t seq) const
   {
-    if (!m_again || m_again->empty())
+    if (!m_losses || m_losses->again.empty())
     {
       return false;
     }
-    auto it = m_again->find(seq);
-    return it != m_again->end() && it->second.resent;
+    auto it = m_losses->again.find(seq);
+    return it != m_losses->again.end() && it->second.resent;
   }
+  /// \brief Whether no packet waits to be resent.
+  bool NothingToResend() const { return !m_losses || m_losses->retx.empty(); }
   uint64_t m_firstSend = 0; ///< no first send below it is outstanding
   RingQueue<ResendRecord> m_resends;
-  std::set<uint64_t> m_retx; ///< lost, to resend oldest first
   uint64_t m_inflight = 0;
   std::vector<uint64_t> m_portInflight; ///< by NIC port
   EventId m_timer;
@@ -302,8 +310,9 @@ private:
   uint64_t m_cum = 0; ///< all below received
   /// A bit ring over [m_cum, m_cum + 64 * size): whether each packet there was received.
   std::vector<uint64_t> m_received;
-  std::map<uint64_t, RxMessage> m_rxMessages; ///< by first sequence number
-  uint64_t m_nextRxMessage = 0;               ///< first sequence number of the next message to complete
+  /// Messages being received, by first sequence number (allocated at the first packet).
+  std::unique_ptr<std::map<uint64_t, RxMessage>> m_rxMessages;
+  uint64_t m_nextRxMessage = 0; ///< first sequence number of the next message to complete
   uint64_t m_rxMessageId = 0;
   uint32_t m_sinceSack = 0;
 };

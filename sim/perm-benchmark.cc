@@ -96,10 +96,11 @@ BenchPermutation(const CliArgs& args)
   std::vector<Ptr<MrcQueuePair>> senders;
   senders.reserve(n);
   Completions done;
+  const auto countDone = MakeBoundCallback(&CountDone, &done); // one callback, shared by all receivers
   for (uint32_t g = 0; g < n; ++g)
   {
     auto qp = ConnectMrc(net, g, dst[g]);
-    qp.second->TraceConnectWithoutContext("RecvComplete", MakeBoundCallback(&CountDone, &done));
+    qp.second->TraceConnectWithoutContext("RecvComplete", countDone);
     qp.first->PostWrite(bytes);
     senders.push_back(qp.first);
   }
