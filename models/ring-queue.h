@@ -1,9 +1,9 @@
 // A double-ended first-in first-out ring that allocates nothing until first used and costs 16
 // bytes when empty (an empty std::deque allocates ~600 bytes; thousands of idle queue pairs and
-// links cannot afford that). Capacity grows on demand by 1.5x and 1.33x in turn (4, 6, 8, 12, 16,
-// 24, ...), never shrinks: a ring's capacity is its own peak, and a large run has a million
-// slots in wires and send windows, so doubling (a third of the memory idle on average) costs
-// tens of MB. Indices wrap by comparison, not by a mask.
+// links cannot afford that). Capacity grows on demand from 1 and 2, then by 1.5x and 1.33x in
+// turn (4, 6, 8, 12, 16, 24, ...), never shrinks: a ring's capacity is its own peak, and a large
+// run has a million slots in wires and send windows, so doubling (a third of the memory idle on
+// average) costs tens of MB. Indices wrap by comparison, not by a mask.
 //
 // Slots outside [front, back] hold no object: push_back constructs into its slot without reading
 // it. On a large fabric the slot behind a queue's tail is usually out of the caches, and a store
@@ -112,8 +112,9 @@ public:
   }
 
 private:
-  /// Capacity of growth step k: 4, 6, 8, 12, 16, 24, ... (k = 0, 1, 2, ...).
-  static uint32_t StepCapacity(uint32_t k) { return (4u + 2u * (k & 1u)) << (k >> 1); }
+  /// Capacity of growth step k: 1, 2, 4, 6, 8, 12, 16, 24, ... (k = 0, 1, 2, ...): a ring that
+  /// holds one item (a queue pair's one message) takes one slot.
+  static uint32_t StepCapacity(uint32_t k) { return k < 2 ? k + 1 : (4u + 2u * (k & 1u)) << ((k - 2) >> 1); }
   uint32_t Capacity() const { return m_ring ? StepCapacity(m_step) : 0; }
   /// i (below twice the capacity) as a slot index.
   uint32_t Wrap(uint32_t i) const
@@ -133,7 +134,7 @@ private:
   void Grow()
   {
     const uint32_t step = m_ring ? m_step + 1u : 0u;
-    if (step >= 48 || StepCapacity(step) >= (1u << 26))
+    if (step >= 50 || StepCapacity(step) >= (1u << 26))
     {
       throw std::length_error("RingQueue: more than 2^26 entries");
     }
