@@ -146,6 +146,12 @@ MrcQueuePair::SetUp()
   const uint64_t pathOffset = SplitMix64(offsetState) >> 16;
   m_active.assign(ports, {});
   m_backups.assign(ports, {});
+  for (uint16_t port = 0; port < ports; ++port)
+  {
+    // Sized once: growing them push by push leaves freed blocks behind, thousands of QPs over.
+    m_active[port].reserve(perPlane);
+    m_backups[port].reserve(m_backupsPerPlane);
+  }
   NS_ABORT_MSG_IF(ports > 64, "MrcQueuePair: a NIC of " << ports << " ports; at most 64");
   m_portUp = ports == 64 ? ~uint64_t(0) : (uint64_t(1) << ports) - 1;
   m_portInflight.assign(ports, 0);
