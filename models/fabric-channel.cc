@@ -237,16 +237,11 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
     // The receiving end runs on another thread: the frame waits for the window's end.
     HandOverBuffer& pending = (*m_handedOver)[dir];
     const Time arrival = txEnd + m_dirs[dir].arrivalDelay;
-    uint32_t gap = 0;
-    if (pending.frames.empty())
-    {
-      pending.first = arrival;
-    }
-    else if ((gap = GapOf(pending.last, arrival)) == kFarGap)
+    const uint32_t gap = NextGap(pending.frames.empty(), pending.first, pending.last, arrival);
+    if (gap == kFarGap)
     {
       pending.far.push_back(arrival);
     }
-    pending.last = arrival;
     pending.frames.push_back(InFlight{ std::move(frame), gap });
     if (pending.frames.size() == 1)
     {
@@ -325,25 +320,17 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
 void
 FabricChannel::PushWire(uint8_t dir, FramePtr frame, Time arrival)
 {
-  RingQueue<InFlight>& wire = m_dirs[dir].wire;
-  uint32_t gap = 0;
-  if (wire.empty())
+  Direction& d = m_dirs[dir];
+  RingQueue<InFlight>& wire = d.wire;
+  const uint32_t gap = NextGap(wire.empty(), d.headArrival, d.tailArrival, arrival);
+  if (gap == kFarGap)
   {
-    m_dirs[dir].headArrival = arrival;
-  }
-  else
-  {
-    gap = GapOf(m_dirs[dir].tailArrival, arrival);
-    if (gap == kFarGap)
+    if (!m_far)
     {
-      if (!m_far)
-      {
-        m_far = std::make_unique<RingQueue<Time>[]>(2);
-      }
-      m_far[dir].push_back(arrival);
+      m_far = std::make_unique<RingQueue<Time>[]>(2);
     }
+    m_far[dir].push_back(arrival);
   }
-  m_dirs[dir].tailArrival = arrival;
   wire.push_back(InFlight{ std::move(frame), gap });
 }
 

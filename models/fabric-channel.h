@@ -121,6 +121,19 @@ private:
     const int64_t steps = (arrival - last).GetTimeStep();
     return steps >= 0 && steps < int64_t(kFarGap) ? static_cast<uint32_t>(steps) : kFarGap;
   }
+  /// \brief The gap of an arrival joining a gap-encoded sequence (a wire, a hand-over buffer)
+  /// whose first and last arrivals are `first` and `last` (both updated); kFarGap means the
+  /// caller keeps the arrival aside.
+  static uint32_t NextGap(bool empty, Time& first, Time& last, Time arrival)
+  {
+    const uint32_t gap = empty ? 0 : GapOf(last, arrival);
+    if (empty)
+    {
+      first = arrival;
+    }
+    last = arrival;
+    return gap;
+  }
   /// One direction's state: one cache line.
   struct alignas(64) Direction
   {
@@ -149,9 +162,8 @@ private:
   std::unique_ptr<Gray> m_gray;
   uint64_t* m_dropCounters = nullptr; ///< per-cause counters shared with the network, if set
   /// Frames sent in the current window of a parallel run, per direction (see SetHandover):
-  /// written only by the sender's partition, emptied at the window's end.
-  /// Frames sent in the current window, per direction (see SetHandover): written only by the
-  /// sender's partition, emptied at the window's end. Arrivals are kept as on the wire (gaps).
+  /// written only by the sender's partition, emptied at the window's end. Arrivals are kept as
+  /// on the wire (gaps).
   struct HandOverBuffer
   {
     std::vector<InFlight> frames;

@@ -101,11 +101,12 @@ struct FramePool
   static constexpr int64_t kSlab = FrameArena::kSlab;
   static constexpr uint32_t kUnits[2] = { FabricFrame::kSmallBytes / FrameArena::kUnit,
                                           FabricFrame::kBigBytes / FrameArena::kUnit };
-  /// A free frame holds the first unit of the next free one of its size in its first 4 bytes.
-  static uint32_t& Next(unsigned char* base, uint32_t unit)
+  static FabricFrame* At(unsigned char* base, uint32_t unit)
   {
-    return *reinterpret_cast<uint32_t*>(base + uint64_t(unit) * FrameArena::kUnit);
+    return reinterpret_cast<FabricFrame*>(base + uint64_t(unit) * FrameArena::kUnit);
   }
+  /// A free frame holds the first unit of the next free one of its size in its first 4 bytes.
+  static uint32_t& Next(unsigned char* base, uint32_t unit) { return *reinterpret_cast<uint32_t*>(At(base, unit)); }
   uint32_t free[2] = { 0, 0 };     ///< first free frame of each size (0: none)
   int64_t freeCount[2] = { 0, 0 }; ///< frames in `free`
   int64_t live = 0;
@@ -128,7 +129,7 @@ struct FramePool
     head = Next(base, unit);
     --freeCount[big];
     ++live;
-    auto* f = reinterpret_cast<FabricFrame*>(base + uint64_t(unit) * FrameArena::kUnit);
+    FabricFrame* f = At(base, unit);
     std::memset(static_cast<void*>(f), 0, big ? FabricFrame::kBigBytes : FabricFrame::kSmallBytes);
     f->big = big;
     return unit;
@@ -136,7 +137,7 @@ struct FramePool
 
   void Give(unsigned char* base, uint32_t unit)
   {
-    const bool big = reinterpret_cast<const FabricFrame*>(base + uint64_t(unit) * FrameArena::kUnit)->big;
+    const bool big = At(base, unit)->big;
     Next(base, unit) = free[big];
     free[big] = unit;
     ++freeCount[big];
@@ -366,6 +367,21 @@ FabricFrame::ShiftUsid()
   dst[15] = 0;
 }
 
+namespace
+{
+
+/// A RETH virtual address as a frame keeps it (32 bits: see the file comment).
+uint32_t
+FrameVirtualAddress(uint64_t address)
+{
+  NS_ABORT_MSG_IF(address > UINT32_MAX,
+                  "FabricFrame: RETH virtual address 0x" << std::hex << address
+                                                         << " is beyond the 32 bits a frame keeps");
+  return static_cast<uint32_t>(address);
+}
+
+} // namespace
+
 FramePtr
 MakeFrame(const FabricPacketSpec& s, bool big)
 {
@@ -394,10 +410,7 @@ MakeFrame(const FabricPacketSpec& s, bool big)
   if (s.reth)
   {
     f->inner = FabricFrame::Reth;
-    NS_ABORT_MSG_IF(s.remoteAddress > UINT32_MAX,
-                    "MakeFrame: RETH virtual address 0x" << std::hex << s.remoteAddress
-                                                         << " is beyond the 32 bits a frame keeps");
-    f->u.reth.virtualAddress = static_cast<uint32_t>(s.remoteAddress);
+    f->u.reth.virtualAddress = FrameVirtualAddress(s.remoteAddress);
     f->u.reth.dmaLength = s.payloadBytes;
   }
   f->payloadBytes = static_cast<uint16_t>(s.payloadBytes);
@@ -410,10 +423,7 @@ void
 WriteInner(FabricFrame& f, const RoceRethHeader& h)
 {
   f.inner = FabricFrame::Reth;
-  NS_ABORT_MSG_IF(h.GetVirtualAddress() > UINT32_MAX,
-                  "WriteInner: RETH virtual address 0x" << std::hex << h.GetVirtualAddress()
-                                                        << " is beyond the 32 bits a frame keeps");
-  f.u.reth.virtualAddress = static_cast<uint32_t>(h.GetVirtualAddress());
+  f.u.reth.virtualAddress = FrameVirtualAddress(h.GetVirtualAddress());
   f.u.reth.dmaLength = h.GetDmaLength();
 }
 

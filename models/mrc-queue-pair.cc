@@ -252,11 +252,17 @@ MrcQueuePair::EvPlane(const MrcEv& ev) const
 uint32_t
 MrcQueuePair::PacketBytes(const Message& m, uint64_t seq) const
 {
-  // As BuildData: IPv6, UDP, BTH and RETH, then up to one MTU of the message.
+  // As BuildData: IPv6, UDP, BTH and RETH, then the payload.
   constexpr uint32_t kHeaders =
     Ipv6UsidHeader::kSize + RoceUdpHeader::kSize + RoceBthHeader::kSize + RoceRethHeader::kSize;
+  return kHeaders + PayloadOf(m, seq);
+}
+
+uint32_t
+MrcQueuePair::PayloadOf(const Message& m, uint64_t seq) const
+{
   const uint64_t mtu = m_nic->Mtu();
-  return kHeaders + static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - (seq - m.firstSeq) * mtu));
+  return static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - (seq - m.firstSeq) * mtu));
 }
 
 void
@@ -349,7 +355,7 @@ MrcQueuePair::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, bool ac
 {
   const uint64_t index = seq - m.firstSeq;
   const uint64_t mtu = m_nic->Mtu();
-  const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - index * mtu));
+  const uint32_t payload = PayloadOf(m, seq);
   const bool first = index == 0;
   const bool last = index + 1 == m.packets;
   FabricPacketSpec spec;
@@ -607,7 +613,7 @@ MrcQueuePair::HandleNack(const RdmaRxInfo& info)
     TxState& t = Tx(seq);
     t.lost = true;
     AgainOf(seq).trimmed = true;
-    AddInflight(t, PacketBytes(MessageOf(seq), seq), false);
+    AddInflight(t, PacketBytes(seq), false);
     m_losses->retx.insert(seq); // resent as soon as the window allows: no timeout
     m_cc->OnTrim();
     WakeAllPorts();
@@ -620,7 +626,7 @@ MrcQueuePair::DeclareLost(uint64_t seq)
   TxState& t = Tx(seq);
   t.lost = true;
   Again& again = AgainOf(seq); // before Losses::retx holds it
-  AddInflight(t, PacketBytes(MessageOf(seq), seq), false);
+  AddInflight(t, PacketBytes(seq), false);
   m_losses->retx.insert(seq);
   m_cc->OnLoss();
   m_selector->OnFeedback(m_evs[t.ev], EvFeedback::Loss);

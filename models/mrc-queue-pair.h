@@ -172,8 +172,11 @@ private:
   void MarkAssumedBad(uint16_t id);
   void Activate(uint16_t port);
   void WakeAllPorts();
+  /// \brief Payload bytes of data packet `seq` of message `m` (an MTU, less for the last).
+  uint32_t PayloadOf(const Message& m, uint64_t seq) const;
   /// \brief Bytes on the wire of data packet `seq` of message `m`.
   uint32_t PacketBytes(const Message& m, uint64_t seq) const;
+  uint32_t PacketBytes(uint64_t seq) { return PacketBytes(MessageOf(seq), seq); }
   void AddInflight(const TxState& t, uint32_t bytes, bool add);
   uint64_t PortShare() const;
   /// \brief Skips stale sends at the front of the send order; true if one is left.
