@@ -429,8 +429,8 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
     m_tx.emplace_back();
     ++m_sndNxt;
   }
+  SetSentAt(seq, Simulator::Now());
   TxState& t = Tx(seq);
-  t.SetSentAt(Simulator::Now());
   t.ev = ev.id;
   t.lost = false;
   Again* again = nullptr;
@@ -512,10 +512,9 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
   bool fresh = false;
   if (Tracked(ackedSeq))
   {
-    const TxState& t = Tx(ackedSeq);
-    ackedSentAt = t.SentAt();
+    ackedSentAt = SentAt(ackedSeq);
     fresh = !Resent(ackedSeq);
-    rtt = now - t.SentAt();
+    rtt = now - ackedSentAt;
   }
   uint64_t newly = 0;
   // All below `cum` acknowledged (unwrapped from cumulative PSN + 1, which is 0 when the
@@ -560,7 +559,7 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
   // before a packet now acknowledged (RACK). Sends are in time order, so only the front counts.
   if (!ackedSentAt.IsZero())
   {
-    while (!m_error && PruneSendOrder() && Tx(FrontSeq()).SentAt() + m_reorderWindow < ackedSentAt)
+    while (!m_error && PruneSendOrder() && SentAt(FrontSeq()) + m_reorderWindow < ackedSentAt)
     {
       const uint64_t s = FrontSeq();
       PopFront();
@@ -573,6 +572,7 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
     {
       m_losses->again.erase(m_base); // kept until here: a late SACK may still name it (Resent)
     }
+    ForgetFarSend(m_base);
     m_tx.pop_front();
     ++m_base;
   }
@@ -638,6 +638,71 @@ MrcQueuePair::DeclareLost(uint64_t seq)
   }
 }
 
+void
+MrcQueuePair::SetSendTimeBits(uint32_t bits)
+{
+  NS_ABORT_MSG_IF(bits < 4 || bits > 32, "MrcQueuePair: send times of " << bits << " bits; 4 to 32");
+  s_sendTimeBits = bits;
+}
+
+Time
+MrcQueuePair::SentAt(uint64_t seq) const
+{
+  const uint32_t after = Tx(seq).SentAfterBase();
+  return after == FarSend() ? m_losses->farSends.at(seq) : m_sentBase + TimeStep(after);
+}
+
+void
+MrcQueuePair::SetSentAt(uint64_t seq, Time now)
+{
+  if (uint64_t((now - m_sentBase).GetTimeStep()) >= FarSend())
+  {
+    RebaseSendTimes(now);
+  }
+  TxState& t = Tx(seq);
+  if (t.SentAfterBase() == FarSend())
+  {
+    ForgetFarSend(seq);
+  }
+  t.SetSentAfterBase(static_cast<uint32_t>((now - m_sentBase).GetTimeStep()));
+}
+
+void
+MrcQueuePair::RebaseSendTimes(Time now)
+{
+  // Rare: once per half span at most (2.1 ms of a QP's sending), a pass over the TX ring.
+  const Time base = now - TimeStep(int64_t(FarSend() / 2));
+  for (uint64_t s = m_base; s < m_sndNxt; ++s)
+  {
+    TxState& t = Tx(s);
+    if (t.SentAfterBase() == FarSend())
+    {
+      continue;
+    }
+    const Time at = m_sentBase + TimeStep(t.SentAfterBase());
+    if (at < base)
+    {
+      LossesOf().farSends[s] = at;
+      t.SetSentAfterBase(FarSend());
+    }
+    else
+    {
+      t.SetSentAfterBase(static_cast<uint32_t>((at - base).GetTimeStep()));
+    }
+  }
+  m_sentBase = base;
+  ++m_sendTimeRebases;
+}
+
+void
+MrcQueuePair::ForgetFarSend(uint64_t seq)
+{
+  if (m_losses && !m_losses->farSends.empty())
+  {
+    m_losses->farSends.erase(seq);
+  }
+}
+
 bool
 MrcQueuePair::PruneSendOrder()
 {
@@ -690,7 +755,7 @@ MrcQueuePair::ArmTimer()
   {
     return;
   }
-  const Time at = std::max(Tx(FrontSeq()).SentAt() + m_rto, Simulator::Now());
+  const Time at = std::max(SentAt(FrontSeq()) + m_rto, Simulator::Now());
   Simulator::Cancel(m_timer);
   m_timer = ScheduleTimer(at - Simulator::Now(), &MrcQueuePair::OnTimer, this);
 }
@@ -704,7 +769,7 @@ MrcQueuePair::OnTimer()
   }
   const Time now = Simulator::Now();
   bool fired = false;
-  while (!m_error && PruneSendOrder() && Tx(FrontSeq()).SentAt() + m_rto <= now)
+  while (!m_error && PruneSendOrder() && SentAt(FrontSeq()) + m_rto <= now)
   {
     const uint64_t s = FrontSeq();
     PopFront();

@@ -92,6 +92,11 @@ public:
   uint64_t Timeouts() const { return m_timeouts; }
   uint64_t NacksReceived() const { return m_nacksReceived; }
   uint64_t SacksSent() const { return m_sacksSent; }
+  /// \brief How often the TX ring's send times were given a new base (see m_sentBase).
+  uint32_t SendTimeRebases() const { return m_sendTimeRebases; }
+  /// \brief Bits of a send time in the TX ring: 32 (4.3 ms in picoseconds) unless a test sets
+  /// fewer (at least 4), to exercise far send times in a short run. Results do not depend on it.
+  static void SetSendTimeBits(uint32_t bits);
   uint64_t InFlightBytes() const { return m_inflight; }
   Ptr<MrcCongestionControl> GetCongestionControl() const { return m_cc; }
   Time GetBaseRtt() const { return m_baseRtt; }
@@ -112,26 +117,20 @@ private:
     uint64_t acked = 0;
     Time posted;
   };
-  /// The sender's state of one packet outstanding: 8 bytes (2-byte words only), as a large run
+  /// The sender's state of one packet outstanding: 6 bytes (2-byte words only), as a large run
   /// keeps millions of them. Its size on the wire is not kept: PacketBytes derives it from its
-  /// message, as BuildData does. What only a packet declared lost needs is in m_again.
+  /// message, as BuildData does. What only a packet declared lost needs is in Losses. The time
+  /// of its latest send is kept as the time steps after m_sentBase, in 32 bits (see SentAt).
   struct TxState
   {
     TxState() : ev(0), acked(false), lost(false) {}
-    /// \brief Time of the latest send (kept in 48 bits of time steps: 281 s in picoseconds).
-    Time SentAt() const
+    uint32_t SentAfterBase() const { return uint32_t(sentAfterBase[0]) | uint32_t(sentAfterBase[1]) << 16; }
+    void SetSentAfterBase(uint32_t steps)
     {
-      return TimeStep(int64_t(uint64_t(sentAt[0]) | uint64_t(sentAt[1]) << 16 | uint64_t(sentAt[2]) << 32));
+      sentAfterBase[0] = static_cast<uint16_t>(steps);
+      sentAfterBase[1] = static_cast<uint16_t>(steps >> 16);
     }
-    void SetSentAt(Time t)
-    {
-      const uint64_t steps = static_cast<uint64_t>(t.GetTimeStep());
-      NS_ABORT_MSG_IF(steps >> 48, "MrcQueuePair: send times are kept in 48 bits of time steps; " << t << " is beyond");
-      sentAt[0] = static_cast<uint16_t>(steps);
-      sentAt[1] = static_cast<uint16_t>(steps >> 16);
-      sentAt[2] = static_cast<uint16_t>(steps >> 32);
-    }
-    uint16_t sentAt[3] = { 0, 0, 0 };
+    uint16_t sentAfterBase[2] = { 0, 0 };
     uint16_t ev : 14; ///< a QP has at most 16384 EVs (SetUp)
     uint16_t acked : 1;
     uint16_t lost : 1; ///< declared lost, waiting in Losses::retx
@@ -145,6 +144,9 @@ private:
     bool trimmed = false; ///< NACKed as trimmed, waiting in Losses::retx
     bool resent = false;  ///< the latest send was a resend
   };
+  static inline uint32_t s_sendTimeBits = 32;
+  /// \brief The largest send time after the base that fits, plus one: the mark of a far send.
+  static uint32_t FarSend() { return s_sendTimeBits >= 32 ? UINT32_MAX : (1u << s_sendTimeBits) - 1; }
   struct RxMessage
   {
     uint64_t packets = 0;
@@ -197,6 +199,16 @@ private:
   uint64_t Unwrap(uint32_t psn, uint64_t reference) const;
   bool Tracked(uint64_t seq) const { return seq >= m_base && seq < m_sndNxt; }
   TxState& Tx(uint64_t seq) { return m_tx[static_cast<uint32_t>(seq - m_base)]; }
+  const TxState& Tx(uint64_t seq) const { return m_tx[static_cast<uint32_t>(seq - m_base)]; }
+  /// \brief The time of packet `seq`'s latest send.
+  Time SentAt(uint64_t seq) const;
+  /// \brief Records packet `seq`'s send at `now`.
+  void SetSentAt(uint64_t seq, Time now);
+  /// \brief Moves m_sentBase up to half the span before `now`: the sends before it go to
+  /// Losses::farSends, the others are kept after the new base.
+  void RebaseSendTimes(Time now);
+  /// \brief Packet `seq` leaves the TX ring: forgets its far send time, if it had one.
+  void ForgetFarSend(uint64_t seq);
   Message& MessageOf(uint64_t seq);
 
   // The members NextPacket (a NIC's visit) touches come first, right after the base class: the
@@ -223,6 +235,11 @@ private:
   uint64_t m_base = 0;     ///< lowest tracked (all below acknowledged)
   uint64_t m_sndNxt = 0;   ///< next new sequence number
   RingQueue<TxState> m_tx; ///< [m_base, m_sndNxt)
+  /// The TX ring's send times count from here (TxState::SentAfterBase). It moves up when a send
+  /// would be 2^SendTimeBits steps after it (4.3 ms in picoseconds), to half that before the send:
+  /// sends older than the new base, which only a QP stalled that long keeps, move to
+  /// Losses::farSends and are marked FarSend().
+  Time m_sentBase;
   /// Outstanding sends in time order serve both RACK-style loss detection and the timer in
   /// amortised O(1) per packet: the oldest is at the front. First sends go in sequence order,
   /// so they need no record: m_firstSend walks m_tx, skipping packets acknowledged, declared
@@ -235,13 +252,16 @@ private:
     uint64_t firstSendsBefore; ///< m_sndNxt when it was sent
     uint16_t sends;            ///< Again::sends of this send; it is stale once they differ
   };
-  static_assert(sizeof(TxState) == 8, "MRC send state: keep it small");
+  static_assert(sizeof(TxState) == 6, "MRC send state: keep it small");
   /// What the sender keeps of losses (allocated at the first: most QPs of a large run lose nothing).
   struct Losses
   {
     /// Packets declared lost, by sequence number, until they leave the TX ring.
     std::unordered_map<uint64_t, Again> again;
     std::set<uint64_t> retx; ///< lost, to resend oldest first
+    /// Send times of packets still in the TX ring whose send lies too far before m_sentBase
+    /// (marked FarSend()), by sequence number: a QP stalled for milliseconds, by its timer's backoff.
+    std::unordered_map<uint64_t, Time> farSends;
   };
   std::unique_ptr<Losses> m_losses;
   Losses& LossesOf()
@@ -308,6 +328,7 @@ private:
   EventId m_probeTimer;
   Time m_rto;
   uint32_t m_probeSeq = 0;
+  uint32_t m_sendTimeRebases = 0;
 
   // receiver
   uint64_t m_cum = 0; ///< all below received

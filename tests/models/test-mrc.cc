@@ -13,6 +13,7 @@
 
 #include <map>
 #include <numeric>
+#include <tuple>
 
 using namespace mrcsim;
 using namespace mrcsim::test;
@@ -276,6 +277,74 @@ TEST_CASE("mrc: a failure mid-message still completes the message", "[mrc][failu
   CHECK(l.recvBytes[0] == (64ull << 20));
   CHECK(qp.first->Retransmissions() > 0);
   CHECK(l.errors.empty());
+}
+
+namespace
+{
+
+/// What a lossy run with an outage gives: every data send, the completions, the counters.
+struct LossyRun
+{
+  std::vector<std::tuple<int64_t, uint32_t, uint16_t, bool>> sends; ///< time, PSN, EV, resend
+  std::vector<Time> completions;
+  uint64_t retransmissions = 0;
+  uint64_t timeouts = 0;
+  uint32_t rebases = 0;
+};
+
+LossyRun
+RunLossy()
+{
+  FabricFixture f(PresetSpec("multiplane-64"));
+  MrcFabric(*f.net, false);
+  auto qp = ConnectMrc(*f.net, 0, 63);
+  Log l;
+  Watch(qp, l);
+  f.net->GetChannel(f.Routing().Attach(0, 0).link)->SetLossRate(PeekPointer(f.NicPort(0, 0)), 0.02);
+  // The receiver is cut off for 2 ms: the timer fires and backs off while the TX ring holds
+  // packets sent milliseconds before, and the resends after the repair meet them.
+  for (int plane = 0; plane < 8; ++plane)
+  {
+    const uint32_t link = f.Routing().Attach(63, plane).link;
+    Simulator::Schedule(MicroSeconds(30), [&f, link] { f.net->SetLinkUp(link, false); });
+    Simulator::Schedule(MicroSeconds(2030), [&f, link] { f.net->SetLinkUp(link, true); });
+  }
+  LossyRun run;
+  qp.first->TraceConnectWithoutContext("DataSent",
+                                       MakeBoundCallback(
+                                         +[](LossyRun* r, uint32_t, uint32_t psn, uint16_t ev, int, bool re)
+                                         { r->sends.emplace_back(Simulator::Now().GetTimeStep(), psn, ev, re); },
+                                         &run));
+  for (int i = 0; i < 4; ++i)
+    qp.first->PostWrite(2ull << 20);
+  Simulator::Run();
+  REQUIRE(l.recvBytes.size() == 4);
+  CHECK(l.errors.empty());
+  run.completions = l.sent;
+  run.retransmissions = qp.first->Retransmissions();
+  run.timeouts = qp.first->Timeouts();
+  run.rebases = qp.first->SendTimeRebases();
+  return run;
+}
+
+} // namespace
+
+TEST_CASE("mrc: send times too old for the TX ring's bits give the same run", "[mrc]")
+{
+  const LossyRun full = RunLossy();
+  // A span of 4 ns: every send moves the base, and every packet in flight is kept aside as far.
+  MrcQueuePair::SetSendTimeBits(12);
+  const LossyRun narrow = RunLossy();
+  MrcQueuePair::SetSendTimeBits(32);
+  INFO("sends " << full.sends.size() << ", resends " << full.retransmissions << ", timeouts " << full.timeouts);
+  CHECK(full.rebases == 0);
+  CHECK(narrow.rebases > 100);
+  CHECK(full.retransmissions > 0);
+  CHECK(full.timeouts > 0);
+  CHECK(narrow.sends == full.sends);
+  CHECK(narrow.completions == full.completions);
+  CHECK(narrow.retransmissions == full.retransmissions);
+  CHECK(narrow.timeouts == full.timeouts);
 }
 
 TEST_CASE("mrc: a congested last hop trims, the receiver NACKs, the sender resends at once", "[mrc][trim]")
