@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <fstream>
 
+#include <dlfcn.h>
+
 namespace mrcsim
 {
 
@@ -29,6 +31,29 @@ struct RawLink
 };
 
 using RawGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, RawNode, RawLink>;
+
+/// \brief Boost's GraphML parser, from the module that links it (graphml-read-module.cc),
+/// loaded at the first call.
+int
+ParseGraphml(std::istream& in, boost::mutate_graph& graph, std::string& error)
+{
+  using Parse = int (*)(std::istream*, boost::mutate_graph*, std::string*);
+  static const Parse parse = []
+  {
+    void* module = dlopen(MRCSIM_GRAPHML_MODULE, RTLD_NOW | RTLD_LOCAL);
+    if (!module)
+    {
+      throw SpecError(std::string("cannot load the GraphML reader: ") + dlerror());
+    }
+    auto fn = reinterpret_cast<Parse>(dlsym(module, "mrcsim_read_graphml"));
+    if (!fn)
+    {
+      throw SpecError(std::string(MRCSIM_GRAPHML_MODULE) + ": no mrcsim_read_graphml");
+    }
+    return fn;
+  }();
+  return parse(&in, &graph, &error);
+}
 
 } // namespace
 
@@ -77,13 +102,11 @@ ReadFabricGraphml(std::istream& in, const std::string& origin)
   dp.property("rate_bps", boost::get(&RawLink::rateBps, raw));
   dp.property("delay_ns", boost::get(&RawLink::delayNs, raw));
   dp.property("link", boost::get(&RawLink::id, raw));
-  try
+  boost::mutate_graph_impl<RawGraph> graph(raw, dp);
+  std::string error;
+  if (ParseGraphml(in, graph, error) != 0)
   {
-    boost::read_graphml(in, raw, dp);
-  }
-  catch (const std::exception& e)
-  {
-    throw SpecError(origin + ": not readable as GraphML: " + e.what());
+    throw SpecError(origin + ": not readable as GraphML: " + error);
   }
 
   Fabric f(origin);
