@@ -53,9 +53,12 @@ public:
 
   FabricChannel* m_channel;
   uint8_t m_dir;
-  /// The receiving handler's arrival lines (FabricPacketHandler::GetArrivalLines), taken when
-  /// the event is made: listed for frames that reach a host.
-  FabricPacketHandler::ArrivalLines m_arrivalLines{};
+
+  /// Entries Arm sets for each frame; the last three name where the frame goes next: the
+  /// egress port of the switch it reaches (and, when the wire wraps, the entry behind the head),
+  /// or the arrival lines of the host it reaches (FabricPacketHandler::GetArrivalLines), set
+  /// once when the event is made.
+  static constexpr std::size_t kPerFrame = 9;
 };
 
 FabricChannel::FabricChannel() = default;
@@ -357,7 +360,10 @@ FabricChannel::DeliverEventOf(uint8_t dir)
     const FabricPacketHandler* to = m_ports[1 - dir]->GetHandler();
     if (to && !m_dirs[dir].toSwitch)
     {
-      m_dirs[dir].deliver->m_arrivalLines = to->GetArrivalLines();
+      const FabricPacketHandler::ArrivalLines host = to->GetArrivalLines();
+      m_dirs[dir].deliver->SetPrefetchEntries(
+        DeliverEvent::kPerFrame,
+        { PrefetchingEvent::Lines(host[0]), PrefetchingEvent::Lines(host[1]), PrefetchingEvent::Lines(host[2]) });
     }
   }
   return *m_dirs[dir].deliver;
@@ -375,9 +381,10 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   // The arrival catches the sender up: it starts its next frame (see FabricPort), reading the
   // sender's hot lines, the queue entry and the frame. The receiving port's first line is all its
   // Receive reads. A switch then forwards the frame: the hot lines of the port its uSID names
-  // are listed last. The head frame is in cache here (just sent, or listed by the arrival before
-  // this one, as the frame behind the head), so reading its uSID costs no miss. (The egress port's
-  // own next entry and frame, which a catch-up there reads, are one load too deep to list.)
+  // are listed last; a host's arrival lines are listed once (DeliverEventOf). The head frame is
+  // in cache here (just sent, or listed by the arrival before this one, as the frame behind the
+  // head), so reading its uSID costs no miss. (The egress port's own next entry and frame, which
+  // a catch-up there reads, are one load too deep to list.)
   // With hand-over, the sender runs on another thread: nothing of it is read, or listed.
   if (m_handover)
   {
@@ -386,28 +393,32 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   const QueuedPacket* next = from ? m_ports[dir]->PeekNext() : nullptr;
   const RingQueue<InFlight>& wire = m_dirs[dir].wire;
   const FabricFrame* behind = wire.size() > 1 ? wire[1].frame.Get() : nullptr;
-  const auto* egress =
-    reinterpret_cast<const char*>(m_dirs[dir].toSwitch ? m_dirs[dir].toSwitch->UsidEgress(*head.frame) : nullptr);
-  // A frame for a host: what its arrival there reads first (the host, its NIC, the QP table).
-  const FabricPacketHandler::ArrivalLines& host = event.m_arrivalLines;
+  // The entry behind the head, which the next Arm reads as its head: in the head's line or the
+  // next one, unless the ring wraps between them.
+  const InFlight* second = wire.size() > 1 ? &wire[1] : nullptr;
+  const auto headLine = reinterpret_cast<uintptr_t>(&head) >> 6;
+  const bool wraps = second && reinterpret_cast<uintptr_t>(second) >> 6 != headLine &&
+                     reinterpret_cast<uintptr_t>(second) >> 6 != headLine + 1;
+  const unsigned headLines = second && reinterpret_cast<uintptr_t>(second) >> 6 == headLine + 1 ? 0b11 : 0b1;
   static_assert(FabricPort::kHotBytes == 256, "the port lines below");
-  event.SetPrefetch({ self,
-                      &m_dirs[dir],
-                      &head,
-                      head.frame.Get(),
-                      behind,
-                      wire.size() > 1 ? &wire[1] : nullptr, // read by the next Arm, as its head
-                      to,
-                      from,
-                      from ? from + 64 : nullptr,
-                      from ? from + 128 : nullptr,
-                      from ? from + 192 : nullptr,
-                      next,
-                      next ? next->frame.Get() : nullptr,
-                      egress ? egress : host[0],
-                      egress ? egress + 64 : host[1],
-                      egress ? egress + 128 : host[2],
-                      egress ? egress + 192 : nullptr });
+  using E = PrefetchingEvent;
+  event.SetPrefetchEntries(0,
+                           { E::Lines(self),
+                             E::Lines(&m_dirs[dir]),
+                             E::Lines(&head, headLines),
+                             E::Lines(head.frame.Get()),
+                             E::Lines(behind),
+                             E::Lines(to),
+                             E::Lines(from, 0b1111),
+                             E::Lines(next),
+                             E::Lines(next ? next->frame.Get() : nullptr) });
+  static_assert(DeliverEvent::kPerFrame == 9, "the entries above");
+  if (m_dirs[dir].toSwitch)
+  {
+    const void* egress = m_dirs[dir].toSwitch->UsidEgress(*head.frame);
+    event.SetPrefetchEntries(DeliverEvent::kPerFrame,
+                             { E::Lines(egress, 0b1111), E::Lines(wraps ? second : nullptr), 0 });
+  }
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();
   FabricScheduler::ExpectPrefetching(&event);

@@ -499,14 +499,9 @@ FabricPort::ArmWake()
     const auto* self = reinterpret_cast<const char*>(this);
     const auto* link = reinterpret_cast<const char*>(PeekPointer(m_channel));
     const QueuedPacket* next = PeekNext();
-    m_wake->SetPrefetch({ self,
-                          self + 64,
-                          self + 128,
-                          self + 192,
-                          next,
-                          next ? next->frame.Get() : nullptr,
-                          link,
-                          link ? link + 64 : nullptr });
+    using E = PrefetchingEvent;
+    m_wake->SetPrefetch(
+      { E::Lines(self, 0b1111), E::Lines(next), E::Lines(next ? next->frame.Get() : nullptr), E::Lines(link, 0b11) });
     // The simulator releases one reference after the event runs; ours keeps the event alive.
     m_wake->Ref();
     FabricScheduler::ExpectPrefetching(PeekPointer(m_wake));

@@ -220,13 +220,7 @@ FabricScheduler::PrefetchAhead() const
   __builtin_prefetch(next);
   if (root.impl & kPrefetching)
   {
-    for (const void* line : static_cast<const PrefetchingEvent*>(next)->m_prefetch)
-    {
-      if (line)
-      {
-        __builtin_prefetch(line);
-      }
-    }
+    static_cast<const PrefetchingEvent*>(next)->Prefetch();
   }
   // The earliest of the root's children is the event after it (unless one sooner is scheduled
   // meanwhile): its EventImpl (and list), one step earlier. Only that one: the other children

@@ -33,21 +33,56 @@ namespace ns3
 
 /// \brief An event that lists the memory it will touch (see the file comment). The list may name
 /// memory freed meanwhile: a prefetch never faults.
+///
+/// Two cache lines with the EventImpl and 16 bytes left for a subclass's members: kEntries
+/// entries of one word each, an address with up to six of the lines from its own on in the low
+/// six bits (Lines), so that a run of lines (a port's four, say) takes one entry.
 class alignas(64) PrefetchingEvent : public EventImpl
 {
 public:
-  static constexpr std::size_t kLines = 17;
+  static constexpr std::size_t kEntries = 12;
 
-  /// \brief Sets the list: at most kLines addresses (any byte of a cache line each), null ones
-  /// skipped; entries not given are cleared.
-  void SetPrefetch(std::initializer_list<const void*> lines)
+  /// \brief The entry for the lines of `p` + 64 i, for each bit i of `lines` (bits 0 to 5); 0,
+  /// which lists nothing, for a null `p`.
+  static uintptr_t Lines(const void* p, unsigned lines = 1)
   {
-    NS_ABORT_MSG_IF(lines.size() > kLines, "PrefetchingEvent: " << lines.size() << " lines, at most " << kLines);
-    std::fill(std::copy(lines.begin(), lines.end(), m_prefetch), m_prefetch + kLines, nullptr);
+    NS_ABORT_MSG_IF(lines == 0 || lines > 63, "PrefetchingEvent: lines mask " << lines << ", 1 to 63");
+    return p ? (reinterpret_cast<uintptr_t>(p) & ~uintptr_t(63)) | lines : 0;
   }
 
-  const void* m_prefetch[kLines] = {};
+  /// \brief Sets the list: the given entries (Lines), the others cleared.
+  void SetPrefetch(std::initializer_list<uintptr_t> entries)
+  {
+    SetPrefetchEntries(0, entries);
+    std::fill(m_prefetch + entries.size(), m_prefetch + kEntries, 0);
+  }
+
+  /// \brief Sets entries [first, first + entries.size()), leaving the others as they are.
+  void SetPrefetchEntries(std::size_t first, std::initializer_list<uintptr_t> entries)
+  {
+    NS_ABORT_MSG_IF(first + entries.size() > kEntries,
+                    "PrefetchingEvent: entries " << first << " to " << first + entries.size() << ", at most "
+                                                 << kEntries);
+    std::copy(entries.begin(), entries.end(), m_prefetch + first);
+  }
+
+  /// \brief Prefetches what the list names.
+  void Prefetch() const
+  {
+    for (const uintptr_t entry : m_prefetch)
+    {
+      const char* base = reinterpret_cast<const char*>(entry & ~uintptr_t(63));
+      for (unsigned lines = entry & 63; lines; lines &= lines - 1)
+      {
+        __builtin_prefetch(base + 64 * __builtin_ctz(lines));
+      }
+    }
+  }
+
+  uintptr_t m_prefetch[kEntries] = {};
 };
+
+static_assert(sizeof(PrefetchingEvent) == 128, "a PrefetchingEvent is two cache lines");
 
 /// \brief 4-ary heap event scheduler: Insert and RemoveNext in O(log n), Remove in O(n) (a
 /// search) plus O(log n), PeekNext and IsEmpty in O(1); 24 bytes per pending event.

@@ -159,9 +159,9 @@ RdmaNic::Schedule(uint16_t port, Time at)
   // Of the queue pair: its base class's first line, and for MRC the four lines after the base
   // class, where MrcQueuePair keeps most members NextPacket touches (listing its first eight
   // lines measured no faster).
-  const auto line = [qp](int i) { return qp ? qp + 64 * i : nullptr; };
+  using E = PrefetchingEvent;
   event.SetPrefetch(
-    { this, &ps, ps.qps.data(), wire, wire + 64, wire + 128, line(0), line(2), line(3), line(4), line(5) });
+    { E::Lines(this), E::Lines(&ps), E::Lines(ps.qps.data()), E::Lines(wire, 0b111), E::Lines(qp, 0b111101) });
   ps.pending = true;
   ps.due = at;
   // The simulator releases one reference after the event runs; ours keeps the event alive.

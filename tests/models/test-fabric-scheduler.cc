@@ -296,8 +296,8 @@ private:
       {
         // An event with a prefetch list (FabricScheduler tags its entry), with null entries.
         Ptr<Listed> event = Create<Listed>(this, tag);
-        event->m_prefetch[0] = this;
-        event->m_prefetch[PrefetchingEvent::kLines - 1] = &m_ids;
+        event->SetPrefetchEntries(0, { PrefetchingEvent::Lines(this) });
+        event->SetPrefetchEntries(PrefetchingEvent::kEntries - 1, { PrefetchingEvent::Lines(&m_ids, 0b101) });
         FabricScheduler::ExpectPrefetching(PeekPointer(event));
         m_ids.push_back(Simulator::Schedule(delay, PeekPointer(event)));
         event->Ref(); // the simulator's reference, released after the event runs
@@ -383,4 +383,34 @@ TEST_CASE("scheduler: a simulation runs its events in the same order with Fabric
     CHECK(switched.events == map.events);
     CHECK(switched.fired == map.fired);
   }
+}
+
+TEST_CASE("a PrefetchingEvent's entries name runs of cache lines", "[scheduler]")
+{
+  alignas(64) static char memory[512];
+  using E = PrefetchingEvent;
+  CHECK(E::Lines(nullptr, 0b1111) == 0);
+  // Any byte of a line names the line; the mask's bits are the lines from it on.
+  CHECK(E::Lines(memory + 70) == (reinterpret_cast<uintptr_t>(memory + 64) | 1));
+  CHECK(E::Lines(memory + 127, 0b101) == (reinterpret_cast<uintptr_t>(memory + 64) | 0b101));
+
+  struct Listed : public PrefetchingEvent
+  {
+    void Notify() override {}
+  };
+  Ptr<Listed> event = Create<Listed>();
+  event->SetPrefetch({ E::Lines(memory), E::Lines(memory + 256, 0b11) });
+  event->SetPrefetchEntries(E::kEntries - 1, { E::Lines(memory + 448) });
+  CHECK(event->m_prefetch[1] == (reinterpret_cast<uintptr_t>(memory + 256) | 0b11));
+  CHECK(event->m_prefetch[E::kEntries - 1] == (reinterpret_cast<uintptr_t>(memory + 448) | 1));
+  // Setting the list again clears what it does not name; setting entries leaves the others.
+  event->SetPrefetchEntries(0, { E::Lines(memory + 128) });
+  CHECK(event->m_prefetch[1] != 0);
+  event->SetPrefetch({ E::Lines(memory + 192) });
+  CHECK(event->m_prefetch[0] == (reinterpret_cast<uintptr_t>(memory + 192) | 1));
+  for (std::size_t i = 1; i < E::kEntries; ++i)
+  {
+    CHECK(event->m_prefetch[i] == 0);
+  }
+  CHECK(sizeof(Listed) == 2 * 64);
 }
