@@ -31,8 +31,9 @@ const char* kBenchUsage = R"(usage: mrcsim bench topology [--preset NAME | --spe
   perm-8192:  MRC on a random permutation (default preset perm-8192: 8,192 GPUs on one 800G
               plane, 2 MB per flow), run to completion; prints wall time, packet-hops/s,
               events/s and peak RSS. Options --preset, --bytes, --seed, --scheduler, --json;
-              --partitions N (default 1) runs the fabric in N partitions, one thread each
-              (FabricParallelSimulatorImpl): results are the same for the same N on any machine.
+              --partitions N (default 2) runs the fabric in N partitions, one thread each
+              (FabricParallelSimulatorImpl; 1 runs it as ns-3 does): results are the same for
+              the same N on any machine.
 )";
 
 int
