@@ -286,14 +286,12 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
 {
   auto* self = static_cast<FabricChannel*>(channel);
   HandOverBuffer& pending = (*self->m_handedOver)[dir];
-  std::vector<InFlight> frames;
-  frames.swap(pending.frames);
   Time arrival = pending.first;
   std::size_t far = 0;
-  for (std::size_t i = 0; i < frames.size(); ++i)
+  for (bool first = true; !pending.frames.empty(); first = false)
   {
-    InFlight& f = frames[i];
-    if (i > 0)
+    InFlight f = pending.frames.take_front();
+    if (!first)
     {
       arrival = f.gap == kFarGap ? pending.far[far++] : arrival + TimeStep(f.gap);
     }
@@ -310,10 +308,7 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
       self->PushWire(static_cast<uint8_t>(dir), std::move(f.frame), arrival);
     }
   }
-  frames.clear();
   pending.far.clear();
-  // Keep the vector's capacity for the next window.
-  frames.swap(pending.frames);
   if (!self->m_dirs[dir].armed && !self->m_dirs[dir].wire.empty())
   {
     self->Arm(dir, self->DeliverEventOf(dir));

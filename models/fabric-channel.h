@@ -166,10 +166,10 @@ private:
   /// on the wire (gaps).
   struct HandOverBuffer
   {
-    std::vector<InFlight> frames;
-    Time first;            ///< arrival of the first
-    Time last;             ///< arrival of the last
-    std::vector<Time> far; ///< arrivals of frames whose gap is kFarGap
+    RingQueue<InFlight> frames; ///< emptied, not freed, at the window's end
+    Time first;                 ///< arrival of the first
+    Time last;                  ///< arrival of the last
+    std::vector<Time> far;      ///< arrivals of frames whose gap is kFarGap
   };
   std::unique_ptr<std::array<HandOverBuffer, 2>> m_handedOver; ///< allocated by SetHandover
   /// Arrivals of frames whose gap is kFarGap, per direction (allocated at the first).
