@@ -55,9 +55,8 @@ public:
   uint8_t m_dir;
 
   /// Entries Arm sets for each frame; the last three name where the frame goes next: the
-  /// egress port of the switch it reaches (and, when the wire wraps, the entry behind the head),
-  /// or the arrival lines of the host it reaches (FabricPacketHandler::GetArrivalLines), set
-  /// once when the event is made.
+  /// egress port of the switch it reaches, or the arrival lines of the host it reaches
+  /// (FabricPacketHandler::GetArrivalLines), set once when the event is made.
   static constexpr std::size_t kPerFrame = 9;
 };
 
@@ -356,9 +355,9 @@ FabricChannel::DeliverEventOf(uint8_t dir)
     if (to && !m_dirs[dir].toSwitch)
     {
       const FabricPacketHandler::ArrivalLines host = to->GetArrivalLines();
-      m_dirs[dir].deliver->SetPrefetchEntries(
-        DeliverEvent::kPerFrame,
-        { PrefetchingEvent::Lines(host[0]), PrefetchingEvent::Lines(host[1]), PrefetchingEvent::Lines(host[2]) });
+      using E = PrefetchingEvent;
+      m_dirs[dir].deliver->SetPrefetchEntries(DeliverEvent::kPerFrame,
+                                              { E::Lines(host[0]), E::Lines(host[1]), E::Lines(host[2]) });
     }
   }
   return *m_dirs[dir].deliver;
@@ -387,32 +386,35 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   }
   const QueuedPacket* next = from ? m_ports[dir]->PeekNext() : nullptr;
   const RingQueue<InFlight>& wire = m_dirs[dir].wire;
-  const FabricFrame* behind = wire.size() > 1 ? wire[1].frame.Get() : nullptr;
   // The entry behind the head, which the next Arm reads as its head: in the head's line or the
   // next one, unless the ring wraps between them.
   const InFlight* second = wire.size() > 1 ? &wire[1] : nullptr;
-  const auto headLine = reinterpret_cast<uintptr_t>(&head) >> 6;
-  const bool wraps = second && reinterpret_cast<uintptr_t>(second) >> 6 != headLine &&
-                     reinterpret_cast<uintptr_t>(second) >> 6 != headLine + 1;
-  const unsigned headLines = second && reinterpret_cast<uintptr_t>(second) >> 6 == headLine + 1 ? 0b11 : 0b1;
+  const FabricFrame* behind = second ? second->frame.Get() : nullptr;
+  const uintptr_t headLine = reinterpret_cast<uintptr_t>(&head) >> 6;
+  const uintptr_t secondLine = reinterpret_cast<uintptr_t>(second) >> 6;
+  const bool nextLine = second && secondLine == headLine + 1;
+  const bool wraps = second && secondLine != headLine && !nextLine;
+  // The channel's first line and its direction's, one entry (the object is four lines).
+  static_assert(sizeof(FabricChannel) <= 6 * 64, "a channel's lines fit in one prefetch entry");
+  const unsigned dirLine =
+    static_cast<unsigned>((reinterpret_cast<uintptr_t>(&m_dirs[dir]) >> 6) - (reinterpret_cast<uintptr_t>(this) >> 6));
   static_assert(FabricPort::kHotBytes == 256, "the port lines below");
   using E = PrefetchingEvent;
   event.SetPrefetchEntries(0,
-                           { E::Lines(self),
-                             E::Lines(&m_dirs[dir]),
-                             E::Lines(&head, headLines),
+                           { E::Lines(self, 1u | 1u << dirLine),
+                             E::Lines(&head, nextLine ? 0b11 : 0b1),
                              E::Lines(head.frame.Get()),
                              E::Lines(behind),
                              E::Lines(to),
                              E::Lines(from, 0b1111),
                              E::Lines(next),
-                             E::Lines(next ? next->frame.Get() : nullptr) });
+                             E::Lines(next ? next->frame.Get() : nullptr),
+                             E::Lines(wraps ? second : nullptr) });
   static_assert(DeliverEvent::kPerFrame == 9, "the entries above");
   if (m_dirs[dir].toSwitch)
   {
     const void* egress = m_dirs[dir].toSwitch->UsidEgress(*head.frame);
-    event.SetPrefetchEntries(DeliverEvent::kPerFrame,
-                             { E::Lines(egress, 0b1111), E::Lines(wraps ? second : nullptr), 0 });
+    event.SetPrefetchEntries(DeliverEvent::kPerFrame, { E::Lines(egress, 0b1111), 0, 0 });
   }
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();

@@ -224,7 +224,7 @@ FabricScheduler::PrefetchAhead() const
   }
   // The earliest of the root's children is the event after it (unless one sooner is scheduled
   // meanwhile): its EventImpl (and list), one step earlier. Only that one: the other children
-  // are seldom next, and each would cost three prefetches.
+  // are seldom next, and each would cost two prefetches.
   if (m_size > 1)
   {
     const Entry& after = m_heap[EarliestChild(0)];

@@ -649,7 +649,7 @@ Time
 MrcQueuePair::SentAt(uint64_t seq) const
 {
   const uint32_t after = Tx(seq).SentAfterBase();
-  return after == FarSend() ? m_losses->farSends.at(seq) : m_sentBase + TimeStep(after);
+  return after == FarSend() ? m_losses->farSends.at(seq) : SentAfterBase(after);
 }
 
 void
@@ -657,7 +657,7 @@ MrcQueuePair::SetSentAt(uint64_t seq, Time now)
 {
   if (uint64_t((now - m_sentBase).GetTimeStep()) >= FarSend())
   {
-    RebaseSendTimes(now);
+    RebaseSendTimes(now, seq);
   }
   TxState& t = Tx(seq);
   if (t.SentAfterBase() == FarSend())
@@ -668,18 +668,19 @@ MrcQueuePair::SetSentAt(uint64_t seq, Time now)
 }
 
 void
-MrcQueuePair::RebaseSendTimes(Time now)
+MrcQueuePair::RebaseSendTimes(Time now, uint64_t sending)
 {
-  // Rare: once per half span at most (2.1 ms of a QP's sending), a pass over the TX ring.
+  // Rare: once per half span at most (2.1 ms of a QP's sending), a pass over the TX ring. Acked
+  // packets there keep their times too: a late SACK naming one reads it (HandleSack).
   const Time base = now - TimeStep(int64_t(FarSend() / 2));
   for (uint64_t s = m_base; s < m_sndNxt; ++s)
   {
     TxState& t = Tx(s);
-    if (t.SentAfterBase() == FarSend())
+    if (s == sending || t.SentAfterBase() == FarSend())
     {
       continue;
     }
-    const Time at = m_sentBase + TimeStep(t.SentAfterBase());
+    const Time at = SentAfterBase(t.SentAfterBase());
     if (at < base)
     {
       LossesOf().farSends[s] = at;

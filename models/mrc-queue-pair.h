@@ -205,8 +205,11 @@ private:
   /// \brief Records packet `seq`'s send at `now`.
   void SetSentAt(uint64_t seq, Time now);
   /// \brief Moves m_sentBase up to half the span before `now`: the sends before it go to
-  /// Losses::farSends, the others are kept after the new base.
-  void RebaseSendTimes(Time now);
+  /// Losses::farSends, the others are kept after the new base. Packet `sending`, whose send
+  /// time is about to be set, is left as it is.
+  void RebaseSendTimes(Time now, uint64_t sending);
+  /// \brief The time of a send kept `after` steps after m_sentBase (not FarSend()).
+  Time SentAfterBase(uint32_t after) const { return m_sentBase + TimeStep(after); }
   /// \brief Packet `seq` leaves the TX ring: forgets its far send time, if it had one.
   void ForgetFarSend(uint64_t seq);
   Message& MessageOf(uint64_t seq);
@@ -236,7 +239,8 @@ private:
   uint64_t m_sndNxt = 0;   ///< next new sequence number
   RingQueue<TxState> m_tx; ///< [m_base, m_sndNxt)
   /// The TX ring's send times count from here (TxState::SentAfterBase). It moves up when a send
-  /// would be 2^SendTimeBits steps after it (4.3 ms in picoseconds), to half that before the send:
+  /// would be FarSend() steps after it or more (2^32 - 1: 4.3 ms in picoseconds), to half that
+  /// before the send:
   /// sends older than the new base, which only a QP stalled that long keeps, move to
   /// Losses::farSends and are marked FarSend().
   Time m_sentBase;

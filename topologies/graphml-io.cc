@@ -6,7 +6,10 @@
 #include <boost/property_map/function_property_map.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
+#include <stdexcept>
+#include <vector>
 
 #include <dlfcn.h>
 
@@ -33,24 +36,50 @@ struct RawLink
 using RawGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, RawNode, RawLink>;
 
 /// \brief Boost's GraphML parser, from the module that links it (graphml-read-module.cc),
-/// loaded at the first call.
+/// loaded at the first call: from MRCSIM_GRAPHML_MODULE in the environment if set, else where
+/// the build put it, else next to this code's binary or in ../lib from it (a moved build).
 int
 ParseGraphml(std::istream& in, boost::mutate_graph& graph, std::string& error)
 {
   using Parse = int (*)(std::istream*, boost::mutate_graph*, std::string*);
   static const Parse parse = []
   {
-    void* module = dlopen(MRCSIM_GRAPHML_MODULE, RTLD_NOW | RTLD_LOCAL);
-    if (!module)
+    std::vector<std::string> candidates;
+    if (const char* env = std::getenv("MRCSIM_GRAPHML_MODULE"))
     {
-      throw SpecError(std::string("cannot load the GraphML reader: ") + dlerror());
+      candidates.emplace_back(env);
     }
-    auto fn = reinterpret_cast<Parse>(dlsym(module, "mrcsim_read_graphml"));
-    if (!fn)
+    else
     {
-      throw SpecError(std::string(MRCSIM_GRAPHML_MODULE) + ": no mrcsim_read_graphml");
+      candidates.emplace_back(MRCSIM_GRAPHML_MODULE);
+      Dl_info self{};
+      if (dladdr(reinterpret_cast<void*>(&ParseGraphml), &self) && self.dli_fname)
+      {
+        std::string dir = self.dli_fname;
+        dir = dir.find('/') == std::string::npos ? "." : dir.substr(0, dir.rfind('/'));
+        const std::string name = MRCSIM_GRAPHML_MODULE_NAME;
+        candidates.push_back(dir + "/" + name);
+        candidates.push_back(dir + "/../lib/" + name);
+      }
     }
-    return fn;
+    std::string tried;
+    for (const std::string& path : candidates)
+    {
+      if (void* module = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))
+      {
+        if (auto fn = reinterpret_cast<Parse>(dlsym(module, "mrcsim_read_graphml")))
+        {
+          return fn;
+        }
+        tried += "\n  " + path + ": " + dlerror();
+        dlclose(module);
+      }
+      else
+      {
+        tried += "\n  " + std::string(dlerror());
+      }
+    }
+    throw std::runtime_error("cannot load the GraphML reader module (set MRCSIM_GRAPHML_MODULE to its path):" + tried);
   }();
   return parse(&in, &graph, &error);
 }

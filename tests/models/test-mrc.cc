@@ -333,9 +333,16 @@ TEST_CASE("mrc: send times too old for the TX ring's bits give the same run", "[
 {
   const LossyRun full = RunLossy();
   // A span of 4 ns: every send moves the base, and every packet in flight is kept aside as far.
-  MrcQueuePair::SetSendTimeBits(12);
-  const LossyRun narrow = RunLossy();
-  MrcQueuePair::SetSendTimeBits(32);
+  struct Bits
+  {
+    Bits() { MrcQueuePair::SetSendTimeBits(12); }
+    ~Bits() { MrcQueuePair::SetSendTimeBits(32); } // also when a check throws
+  };
+  LossyRun narrow;
+  {
+    Bits bits;
+    narrow = RunLossy();
+  }
   INFO("sends " << full.sends.size() << ", resends " << full.retransmissions << ", timeouts " << full.timeouts);
   CHECK(full.rebases == 0);
   CHECK(narrow.rebases > 100);
