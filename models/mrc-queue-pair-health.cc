@@ -169,7 +169,7 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
       {
         t.lost = true;
         AgainOf(s); // declared lost
-        AddInflight(t, PacketBytes(s), false);
+        AddInflight(TxPort(t), PacketBytes(s), false);
         m_losses->retx.insert(s);
       }
     }

@@ -266,9 +266,9 @@ MrcQueuePair::PayloadOf(const Message& m, uint64_t seq) const
 }
 
 void
-MrcQueuePair::AddInflight(const TxState& t, uint32_t bytes, bool add)
+MrcQueuePair::AddInflight(uint16_t nicPort, uint32_t bytes, bool add)
 {
-  uint64_t& port = m_portInflight[EvPort(m_evs[t.ev])];
+  uint64_t& port = m_portInflight[nicPort];
   if (add)
   {
     m_inflight += bytes;
@@ -351,7 +351,7 @@ MrcQueuePair::Unwrap(uint32_t psn, uint64_t reference) const
 }
 
 FramePtr
-MrcQueuePair::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, bool ackRequest)
+MrcQueuePair::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, int plane, bool ackRequest)
 {
   const uint64_t index = seq - m.firstSeq;
   const uint64_t mtu = m_nic->Mtu();
@@ -361,7 +361,7 @@ MrcQueuePair::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, bool ac
   FabricPacketSpec spec;
   spec.srcGpu = m_nic->GetGpu();
   spec.dstGpu = m_remoteGpu;
-  spec.plane = EvPlane(ev);
+  spec.plane = plane;
   spec.usids = EvUsids(ev.id);
   spec.entropy = ev.Entropy();
   spec.dscp = m_nic->DataDscp();
@@ -414,11 +414,12 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
     return nullptr;
   }
   MrcEv& ev = m_evs[id];
+  const int plane = m_nic->PlaneOfPort(port); // the EV's: it is one of the port's
   // Ask for a SACK at once when this packet fills the window (or is a resend, or the last that can
   // go now): the receiver otherwise waits for SackEvery packets that the window will not let come.
   const bool fills = m_inflight + 2 * mtu > m_cc->GetWindow() || resend || (NothingToResend() && seq + 1 >= m_totalSeq);
   const Message& m = MessageOf(seq);
-  FramePtr p = BuildData(m, seq, ev, fills);
+  FramePtr p = BuildData(m, seq, ev, plane, fills);
   if (resend)
   {
     m_losses->retx.erase(m_losses->retx.begin());
@@ -429,7 +430,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
     m_tx.emplace_back();
     ++m_sndNxt;
   }
-  SetSentAt(seq, Simulator::Now());
+  SetSentAt(seq, Simulator::Now()); // a store only: the new slot is usually out of the caches
   TxState& t = Tx(seq);
   t.ev = ev.id;
   t.lost = false;
@@ -443,13 +444,13 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   }
   const uint32_t bytes = PacketBytes(m, seq);
   NS_ABORT_MSG_IF(bytes != p->Size(), "MrcQueuePair: PacketBytes " << bytes << " for a packet of " << p->Size());
-  AddInflight(t, bytes, true);
+  AddInflight(port, bytes, true);
   if (resend)
   {
     m_resends.push_back(ResendRecord{ seq, m_sndNxt, again->sends });
   }
   ++m_packetsSent;
-  m_dataSentTrace(m_qpn, static_cast<uint32_t>(seq & kPsnMask), ev.id, EvPlane(ev), resend);
+  m_dataSentTrace(m_qpn, static_cast<uint32_t>(seq & kPsnMask), ev.id, plane, resend);
   if (!m_timer.IsRunning())
   {
     ArmTimer();
@@ -494,7 +495,7 @@ MrcQueuePair::Ack(uint64_t seq, uint64_t& newlyAcked)
   }
   else
   {
-    AddInflight(t, bytes, false);
+    AddInflight(TxPort(t), bytes, false);
   }
   newlyAcked += bytes;
   ++m.acked;
@@ -613,7 +614,7 @@ MrcQueuePair::HandleNack(const RdmaRxInfo& info)
     TxState& t = Tx(seq);
     t.lost = true;
     AgainOf(seq).trimmed = true;
-    AddInflight(t, PacketBytes(seq), false);
+    AddInflight(TxPort(t), PacketBytes(seq), false);
     m_losses->retx.insert(seq); // resent as soon as the window allows: no timeout
     m_cc->OnTrim();
     WakeAllPorts();
@@ -626,7 +627,7 @@ MrcQueuePair::DeclareLost(uint64_t seq)
   TxState& t = Tx(seq);
   t.lost = true;
   Again& again = AgainOf(seq); // before Losses::retx holds it
-  AddInflight(t, PacketBytes(seq), false);
+  AddInflight(TxPort(t), PacketBytes(seq), false);
   m_losses->retx.insert(seq);
   m_cc->OnLoss();
   m_selector->OnFeedback(m_evs[t.ev], EvFeedback::Loss);
@@ -659,12 +660,8 @@ MrcQueuePair::SetSentAt(uint64_t seq, Time now)
   {
     RebaseSendTimes(now, seq);
   }
-  TxState& t = Tx(seq);
-  if (t.SentAfterBase() == FarSend())
-  {
-    ForgetFarSend(seq);
-  }
-  t.SetSentAfterBase(static_cast<uint32_t>((now - m_sentBase).GetTimeStep()));
+  ForgetFarSend(seq); // if it had a far send (not read from the slot: that would be a load)
+  Tx(seq).SetSentAfterBase(static_cast<uint32_t>((now - m_sentBase).GetTimeStep()));
 }
 
 void

@@ -156,7 +156,7 @@ private:
   };
 
   void SetUp();
-  FramePtr BuildData(const Message& m, uint64_t seq, const MrcEv& ev, bool ackRequest);
+  FramePtr BuildData(const Message& m, uint64_t seq, const MrcEv& ev, int plane, bool ackRequest);
   void HandleData(const RdmaRxInfo& info);
   void HandleSack(const RdmaRxInfo& info);
   void HandleNack(const RdmaRxInfo& info);
@@ -179,7 +179,10 @@ private:
   /// \brief Bytes on the wire of data packet `seq` of message `m`.
   uint32_t PacketBytes(const Message& m, uint64_t seq) const;
   uint32_t PacketBytes(uint64_t seq) { return PacketBytes(MessageOf(seq), seq); }
-  void AddInflight(const TxState& t, uint32_t bytes, bool add);
+  /// \brief Adds (or takes away) a packet's bytes in flight, in all and on NIC port `nicPort`.
+  void AddInflight(uint16_t nicPort, uint32_t bytes, bool add);
+  /// \brief The NIC port of a packet's latest send (its EV's).
+  uint16_t TxPort(const TxState& t) const { return static_cast<uint16_t>(t.ev / m_evsPerPort); }
   uint64_t PortShare() const;
   /// \brief Skips stale sends at the front of the send order; true if one is left.
   bool PruneSendOrder();
