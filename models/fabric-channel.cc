@@ -413,8 +413,13 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   static_assert(DeliverEvent::kPerFrame == 9, "the entries above");
   if (m_dirs[dir].toSwitch)
   {
-    const void* egress = m_dirs[dir].toSwitch->UsidEgress(*head.frame);
-    event.SetPrefetchEntries(DeliverEvent::kPerFrame, { E::Lines(egress, 0b1111), 0, 0 });
+    // A frame routed by ECMP (a SACK to a GPU address, say) has no uSID to name its port: the
+    // start of its egress lookup instead.
+    const FabricSwitch* sw = m_dirs[dir].toSwitch;
+    const void* egress = sw->UsidEgress(*head.frame);
+    event.SetPrefetchEntries(
+      DeliverEvent::kPerFrame,
+      { E::Lines(egress, 0b1111), E::Lines(egress ? nullptr : sw->EcmpLookupLine(*head.frame)), 0 });
   }
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();

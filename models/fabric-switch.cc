@@ -97,6 +97,18 @@ Word(const Ipv6UsidHeader::AddressBytes& a, int i)
 
 } // namespace
 
+const void*
+FabricSwitch::EcmpLookupLine(const FabricFrame& frame) const
+{
+  if (!m_controlPlane || !IsGpuAddress(frame.dst))
+  {
+    return nullptr;
+  }
+  const mrcsim::FabricRouting& routing = m_controlPlane->Routing();
+  const uint32_t gpu = GpuOfAddress(frame.dst);
+  return gpu < routing.GetFabric().NumGpus() ? &routing.Attach(gpu, m_plane) : nullptr;
+}
+
 int
 FabricSwitch::EcmpEgress(const FabricFrame& frame)
 {

@@ -53,6 +53,9 @@ public:
     const uint16_t usid = frame.ActiveUsid();
     return usid != 0 && usid <= m_ports.size() ? PeekPointer(m_ports[usid - 1]) : nullptr;
   }
+  /// \brief Where the egress lookup of a frame routed by ECMP starts (its destination's
+  /// attachment in the routing tables), for prefetching; null for other frames.
+  const void* EcmpLookupLine(const FabricFrame& frame) const;
   Time GetForwardingLatency() const { return m_latency; }
 
   /// \brief Whether ECMP may use a port (false once the failure of its link is detected).
