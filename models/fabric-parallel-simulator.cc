@@ -172,12 +172,6 @@ FabricParallelSimulatorImpl::Redistribute()
   m_redistribute = false;
 }
 
-uint32_t
-FabricParallelSimulatorImpl::GetPartitionOf(uint32_t context) const
-{
-  return context < m_partitionOf.size() ? m_partitionOf[context] : 0;
-}
-
 void
 FabricParallelSimulatorImpl::SetLookahead(Time lookahead)
 {
@@ -200,9 +194,13 @@ FabricParallelSimulatorImpl::AllPartitions()
 uint32_t
 FabricParallelSimulatorImpl::OwnerOf(uint32_t context) const
 {
+  if (m_parts.size() == 1)
+  {
+    return 0; // one partition owns every node and the global events (no table read per event)
+  }
   if (context == Simulator::NO_CONTEXT)
   {
-    return m_parts.size() > 1 ? kGlobal : 0;
+    return kGlobal;
   }
   return GetPartitionOf(context);
 }

@@ -75,7 +75,10 @@ public:
   uint32_t GetPartitions() const { return static_cast<uint32_t>(m_parts.size()); }
   /// \brief Events with context `context` (a node id) run in `partition`. Not while running.
   void SetPartitionOf(uint32_t context, uint32_t partition);
-  uint32_t GetPartitionOf(uint32_t context) const;
+  uint32_t GetPartitionOf(uint32_t context) const
+  {
+    return context < m_partitionOf.size() ? m_partitionOf[context] : 0;
+  }
   /// \brief The smallest delay of any event one partition schedules for another (must be > 0
   /// when partitions > 1).
   void SetLookahead(Time lookahead);
