@@ -68,6 +68,18 @@ MrcFabric(FabricNetwork& net, bool trim)
   net.GetLastHopPortConfig()->SetAttribute("TrimThreshold", UintegerValue(225000));
 }
 
+/// GPU src's QP to GPU dst on an MRC fabric without trimming, watched by `l`, with `rate` of its
+/// data lost on its uplink in `plane`.
+std::pair<Ptr<MrcQueuePair>, Ptr<MrcQueuePair>>
+LossyQp(FabricFixture& f, uint32_t src, uint32_t dst, int plane, double rate, Log& l)
+{
+  MrcFabric(*f.net, false);
+  auto qp = ConnectMrc(*f.net, src, dst);
+  Watch(qp, l);
+  f.net->GetChannel(f.Routing().Attach(src, plane).link)->SetLossRate(PeekPointer(f.NicPort(src, plane)), rate);
+  return qp;
+}
+
 uint32_t
 PsnOf(Ptr<const Packet> p)
 {
@@ -296,11 +308,8 @@ LossyRun
 RunLossy()
 {
   FabricFixture f(PresetSpec("multiplane-64"));
-  MrcFabric(*f.net, false);
-  auto qp = ConnectMrc(*f.net, 0, 63);
   Log l;
-  Watch(qp, l);
-  f.net->GetChannel(f.Routing().Attach(0, 0).link)->SetLossRate(PeekPointer(f.NicPort(0, 0)), 0.02);
+  auto qp = LossyQp(f, 0, 63, 0, 0.02, l);
   // The receiver is cut off for 2 ms: the timer fires and backs off while the TX ring holds
   // packets sent milliseconds before, and the resends after the repair meet them.
   for (int plane = 0; plane < 8; ++plane)
@@ -401,11 +410,8 @@ TEST_CASE("mrc: every EV selector sprays over all planes and completes under ran
     {
       Config::SetDefault("ns3::MrcQueuePair::EvSelector", StringValue(selector));
       FabricFixture f(PresetSpec("multiplane-64"));
-      MrcFabric(*f.net, false);
-      auto qp = ConnectMrc(*f.net, 3, 60);
       Log l;
-      Watch(qp, l);
-      f.net->GetChannel(f.Routing().Attach(3, 1).link)->SetLossRate(PeekPointer(f.NicPort(3, 1)), 0.02);
+      auto qp = LossyQp(f, 3, 60, 1, 0.02, l);
       std::vector<uint64_t> perPlane(8, 0);
       qp.first->TraceConnectWithoutContext(
         "DataSent",
