@@ -165,7 +165,7 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
     for (uint64_t s = m_base; s < m_sndNxt; ++s)
     {
       TxState& t = Tx(s);
-      if (!t.acked && !t.lost && EvPort(m_evs[t.ev]) == port)
+      if (!t.acked && !t.lost && TxPort(t) == port)
       {
         t.lost = true;
         AgainOf(s); // declared lost

@@ -70,7 +70,7 @@ public:
 
   const std::vector<MrcEv>& Evs() const { return m_evs; }
   /// \brief The NIC port of an EV (its EVs are numbered port by port).
-  uint16_t EvPort(const MrcEv& ev) const { return static_cast<uint16_t>(ev.id / m_evsPerPort); }
+  uint16_t EvPort(const MrcEv& ev) const { return PortOfEv(ev.id); }
   /// \brief The plane of an EV.
   int EvPlane(const MrcEv& ev) const;
   /// \brief The SRv6 path of EV `id` (empty in entropy mode).
@@ -182,7 +182,9 @@ private:
   /// \brief Adds (or takes away) a packet's bytes in flight, in all and on NIC port `nicPort`.
   void AddInflight(uint16_t nicPort, uint32_t bytes, bool add);
   /// \brief The NIC port of a packet's latest send (its EV's).
-  uint16_t TxPort(const TxState& t) const { return static_cast<uint16_t>(t.ev / m_evsPerPort); }
+  uint16_t TxPort(const TxState& t) const { return PortOfEv(t.ev); }
+  /// \brief The NIC port of EV `id`.
+  uint16_t PortOfEv(uint16_t id) const { return static_cast<uint16_t>(id / m_evsPerPort); }
   uint64_t PortShare() const;
   /// \brief Skips stale sends at the front of the send order; true if one is left.
   bool PruneSendOrder();
@@ -243,9 +245,8 @@ private:
   RingQueue<TxState> m_tx; ///< [m_base, m_sndNxt)
   /// The TX ring's send times count from here (TxState::SentAfterBase). It moves up when a send
   /// would be FarSend() steps after it or more (2^32 - 1: 4.3 ms in picoseconds), to half that
-  /// before the send:
-  /// sends older than the new base, which only a QP stalled that long keeps, move to
-  /// Losses::farSends and are marked FarSend().
+  /// before the send: sends older than the new base, which only a QP stalled that long keeps,
+  /// move to Losses::farSends and are marked FarSend().
   Time m_sentBase;
   /// Outstanding sends in time order serve both RACK-style loss detection and the timer in
   /// amortised O(1) per packet: the oldest is at the front. First sends go in sequence order,
