@@ -35,6 +35,9 @@ MrcQueuePair::MarkAssumedBad(uint16_t id)
     return;
   }
   SetState(ev, EvState::AssumedBad);
+  // What is still in flight on the EV's path is most likely lost with it: resend it now rather
+  // than wait for each loss to be found (a tail with nothing after it waits for a probe timeout).
+  ResendInFlight([&](const TxState& t) { return t.ev == id; });
   if (ev.active)
   {
     auto& act = m_active[EvPort(ev)];
@@ -51,6 +54,48 @@ MrcQueuePair::MarkAssumedBad(uint16_t id)
   }
   m_probing.push_back(id);
   StartProbes();
+}
+
+uint32_t
+MrcQueuePair::MarkPathsAssumedBad(uint16_t port, const UsidList& prefix)
+{
+  if (!m_setUp || port >= m_active.size())
+  {
+    return 0;
+  }
+  uint32_t marked = 0;
+  for (uint32_t id = uint32_t(port) * m_evsPerPort; id < uint32_t(port + 1) * m_evsPerPort; ++id)
+  {
+    const MrcEv& ev = m_evs[id];
+    if (ev.state != EvState::Good && ev.state != EvState::Skip)
+    {
+      continue;
+    }
+    const UsidList path = EvUsids(static_cast<uint16_t>(id));
+    if (path.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), path.begin()))
+    {
+      MarkAssumedBad(static_cast<uint16_t>(id));
+      ++marked;
+    }
+  }
+  return marked;
+}
+
+template <typename Pred>
+void
+MrcQueuePair::ResendInFlight(Pred onPath)
+{
+  for (uint64_t s = m_base; s < m_sndNxt; ++s)
+  {
+    TxState& t = Tx(s);
+    if (!t.acked && !t.lost && onPath(t))
+    {
+      t.lost = true;
+      AgainOf(s); // declared lost
+      AddInflight(TxPort(t), PacketBytes(s), false);
+      m_losses->retx.insert(s);
+    }
+  }
 }
 
 void
@@ -162,17 +207,7 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
   if (!up)
   {
     // What was in flight on that port is lost: resend it elsewhere now.
-    for (uint64_t s = m_base; s < m_sndNxt; ++s)
-    {
-      TxState& t = Tx(s);
-      if (!t.acked && !t.lost && TxPort(t) == port)
-      {
-        t.lost = true;
-        AgainOf(s); // declared lost
-        AddInflight(TxPort(t), PacketBytes(s), false);
-        m_losses->retx.insert(s);
-      }
-    }
+    ResendInFlight([&](const TxState& t) { return TxPort(t) == port; });
     WakeAllPorts();
   }
   if (m_peer)

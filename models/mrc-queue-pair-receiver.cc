@@ -92,7 +92,10 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info)
   const uint16_t ev = f.srcPort & 0x3FFF;
   if (f.Dscp() == m_trimmedDscp)
   {
-    SendNack(f.psn, ev, info.port); // only the headers arrived: ask for it again now
+    // Only the headers arrived: ask for it again now, and acknowledge what is held for
+    // coalescing, so that the sender's window is not held by packets already here.
+    FlushSack();
+    SendNack(f.psn, ev, info.port);
     return;
   }
   const uint64_t seq = Unwrap(f.psn, m_cum);
@@ -144,7 +147,31 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info)
   if (ecn || !inOrder || ended || f.ackRequest || ++m_sinceSack >= m_sackEvery)
   {
     SendSack(seq, ev, ecn, info.port);
+    return;
   }
+  m_heldSeq = seq;
+  m_heldEv = ev;
+  m_heldPort = info.port;
+  if (!m_sackTimer.IsRunning())
+  {
+    m_sackTimer = ScheduleTimer(m_sackDelay, &MrcQueuePair::OnSackTimer, this);
+  }
+}
+
+void
+MrcQueuePair::FlushSack()
+{
+  if (m_sinceSack > 0)
+  {
+    SendSack(m_heldSeq, m_heldEv, false, m_heldPort);
+  }
+}
+
+void
+MrcQueuePair::OnSackTimer()
+{
+  // Armed by the first packet held after a SACK: what is still held has waited at most SackDelay.
+  FlushSack();
 }
 
 void

@@ -18,6 +18,7 @@
 #include "models/splitmix.h"
 
 #include "ns3/abort.h"
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -52,11 +53,25 @@ MrcQueuePair::GetTypeId()
                     EnumValue(Srv6),
                     MakeEnumAccessor(&MrcQueuePair::m_mode),
                     MakeEnumChecker(Srv6, "srv6", Entropy, "entropy"))
+      .AddAttribute("HealthScope",
+                    "Who avoids a path after a loss: the QP alone, or every MRC QP of the NIC whose "
+                    "SRv6 paths share the suspect links (see MrcPathHealth).",
+                    EnumValue(PerNic),
+                    MakeEnumAccessor(&MrcQueuePair::m_healthScope),
+                    MakeEnumChecker(PerQp, "per-qp", PerNic, "per-nic"))
       .AddAttribute("SackEvery",
                     "The receiver SACKs every N packets, and at once on ECN, trims and message ends.",
                     UintegerValue(4),
                     MakeUintegerAccessor(&MrcQueuePair::m_sackEvery),
                     MakeUintegerChecker<uint32_t>(1, 64))
+      .AddAttribute("SackDelay",
+                    "Longest time a received packet waits for its SACK while the receiver coalesces "
+                    "SACKs (SackEvery); a sender whose window shrank below what it has in flight "
+                    "would otherwise wait for its timeout. As an ACK-coalescing timer (QUIC's "
+                    "max_ack_delay, Falcon's ACK coalescing).",
+                    TimeValue(MicroSeconds(1)),
+                    MakeTimeAccessor(&MrcQueuePair::m_sackDelay),
+                    MakeTimeChecker(NanoSeconds(1)))
       .AddAttribute("RetransmitTimeout",
                     "Retransmission timeout: 1.024 us x 2^8 (MRC's published example).",
                     TimeValue(NanoSeconds(1024 * 256)),
@@ -72,6 +87,15 @@ MrcQueuePair::GetTypeId()
                     TimeValue(MicroSeconds(25)),
                     MakeTimeAccessor(&MrcQueuePair::m_reorderWindow),
                     MakeTimeChecker(Time(0)))
+      .AddAttribute("LossProbeRtts",
+                    "Tail-loss probe: when nothing was sent or newly acknowledged for this many smoothed "
+                    "RTTs (plus SackDelay) while packets are outstanding, the oldest is declared lost and "
+                    "resent on another EV; its SACK then reveals any other loss (RACK). RACK-TLP "
+                    "(RFC 8985) waits 2 SRTTs. 0 turns it off: a tail loss then waits for the "
+                    "RetransmitTimeout.",
+                    DoubleValue(2.0),
+                    MakeDoubleAccessor(&MrcQueuePair::m_lossProbeRtts),
+                    MakeDoubleChecker<double>(0))
       .AddAttribute("ProbeInterval",
                     "Period of probes on EVs assumed bad.",
                     TimeValue(MicroSeconds(50)),
@@ -115,8 +139,10 @@ MrcQueuePair::DoDispose()
 {
   Simulator::Cancel(m_timer);
   Simulator::Cancel(m_probeTimer);
+  Simulator::Cancel(m_sackTimer);
   m_selector = nullptr;
   m_cc = nullptr;
+  m_health = nullptr;
   m_peer = nullptr;
   RdmaQueuePair::DoDispose();
 }
@@ -238,6 +264,17 @@ MrcQueuePair::SetUp()
     oneWay = MicroSeconds(5);
   }
   m_baseRtt = oneWay * 2;
+  m_srtt = m_baseRtt;
+  if (m_healthScope == PerNic && m_mode == Srv6)
+  {
+    m_health = m_nic->GetObject<MrcPathHealth>();
+    if (!m_health)
+    {
+      m_health = CreateObject<MrcPathHealth>();
+      m_nic->AggregateObject(m_health);
+    }
+    m_health->Register(this);
+  }
   m_cc->SetAttribute("Mtu", UintegerValue(m_nic->Mtu()));
   m_cc->Init(m_baseRtt, line);
   m_rto = m_rtoBase;
@@ -305,6 +342,10 @@ MrcQueuePair::PostWrite(uint64_t bytes)
     SetUp();
   }
   const uint64_t mtu = m_nic->Mtu();
+  if (m_sndNxt == m_totalSeq && NothingToResend())
+  {
+    m_nic->JoinTail(this); // nothing was left to send
+  }
   Message m{ m_nextMessageId++, bytes, m_totalSeq, (bytes + mtu - 1) / mtu, 0, Simulator::Now() };
   m_totalSeq += m.packets;
   m_messages.push_back(m);
@@ -450,6 +491,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
     m_resends.push_back(ResendRecord{ seq, m_sndNxt, again->sends });
   }
   ++m_packetsSent;
+  m_lastProgress = Simulator::Now();
   m_dataSentTrace(m_qpn, static_cast<uint32_t>(seq & kPsnMask), ev.id, plane, resend);
   if (!m_timer.IsRunning())
   {
@@ -555,6 +597,11 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
   {
     m_cc->OnAck(newly, fresh ? rtt : m_baseRtt, sack.GetEcnEcho());
     m_rto = m_rtoBase;
+    m_lastProgress = now;
+    if (fresh)
+    {
+      SampleRtt(rtt);
+    }
   }
   // Loss without trim: what is still outstanding although it was sent a reordering window
   // before a packet now acknowledged (RACK). Sends are in time order, so only the front counts.
@@ -632,6 +679,10 @@ MrcQueuePair::DeclareLost(uint64_t seq)
   m_cc->OnLoss();
   m_selector->OnFeedback(m_evs[t.ev], EvFeedback::Loss);
   MarkAssumedBad(t.ev);
+  if (m_health)
+  {
+    m_health->ReportLoss(this, TxPort(t), EvUsids(t.ev));
+  }
   if (++again.retries > m_retryLimit)
   {
     Fail("PSN " + std::to_string(seq & kPsnMask) + " lost " + std::to_string(again.retries) + " times (retry limit " +
@@ -746,14 +797,32 @@ MrcQueuePair::PopFront()
 }
 
 void
+MrcQueuePair::SampleRtt(Time rtt)
+{
+  m_srtt = m_srtt + (rtt - m_srtt) / 8;
+}
+
+Time
+MrcQueuePair::ProbeTimeout() const
+{
+  return m_srtt * m_lossProbeRtts + m_sackDelay;
+}
+
+void
 MrcQueuePair::ArmTimer()
 {
-  // The one timer of the QP fires at the oldest outstanding packet's deadline.
+  // The one timer of the QP fires at the oldest outstanding packet's deadline, or earlier for a
+  // tail-loss probe. An ACK moves neither deadline's timer: OnTimer looks again when it fires.
   if (!PruneSendOrder())
   {
     return;
   }
-  const Time at = std::max(SentAt(FrontSeq()) + m_rto, Simulator::Now());
+  Time at = SentAt(FrontSeq()) + m_rto;
+  if (m_lossProbeRtts > 0)
+  {
+    at = std::min(at, m_lastProgress + ProbeTimeout());
+  }
+  at = std::max(at, Simulator::Now());
   Simulator::Cancel(m_timer);
   m_timer = ScheduleTimer(at - Simulator::Now(), &MrcQueuePair::OnTimer, this);
 }
@@ -778,6 +847,17 @@ MrcQueuePair::OnTimer()
   {
     ++m_timeouts;
     m_rto = m_rto * 2; // backoff until something is acknowledged
+    WakeAllPorts();
+  }
+  else if (m_lossProbeRtts > 0 && now >= m_lastProgress + ProbeTimeout() && PruneSendOrder())
+  {
+    // Silence while packets are outstanding: nothing later will be acknowledged to reveal a lost
+    // tail. The oldest goes again on another EV; a SACK of it declares the others lost (RACK).
+    const uint64_t s = FrontSeq();
+    PopFront();
+    DeclareLost(s);
+    ++m_lossProbes;
+    m_lastProgress = now;
     WakeAllPorts();
   }
   ArmTimer();

@@ -23,6 +23,7 @@
 #include "models/fabric-packet.h"
 #include "models/mrc-congestion-control.h"
 #include "models/mrc-ev.h"
+#include "models/mrc-path-health.h"
 #include "models/rdma-queue-pair.h"
 #include "models/ring-queue.h"
 
@@ -56,6 +57,12 @@ public:
     Srv6,    ///< uSID source routes from the topology's path function
     Entropy, ///< UDP source ports hashed by ECMP switches
   };
+  /// \brief Who learns from a lost packet which paths to avoid.
+  enum HealthScope
+  {
+    PerQp,  ///< the QP alone (its own EV)
+    PerNic, ///< every MRC QP of the NIC whose paths share the suspect links (MrcPathHealth)
+  };
 
   /// \brief The QP at the other end (its NIC's port-status messages reach it).
   void SetPeer(MrcQueuePair* peer) { m_peer = peer; }
@@ -67,6 +74,9 @@ public:
   void PortStateChanged(uint16_t port, bool up) override;
   /// \brief The peer's NIC port of `plane` went down or up (a port-status message arrived).
   void PeerPortStateChanged(int plane, bool up);
+  /// \brief Marks assumed bad this QP's usable EVs of NIC port `port` whose SRv6 paths start
+  /// with `prefix` (what another QP of the NIC learnt); returns how many.
+  uint32_t MarkPathsAssumedBad(uint16_t port, const UsidList& prefix);
 
   const std::vector<MrcEv>& Evs() const { return m_evs; }
   /// \brief The NIC port of an EV (its EVs are numbered port by port).
@@ -90,6 +100,8 @@ public:
   uint64_t PacketsSent() const { return m_packetsSent; }
   uint64_t Retransmissions() const { return m_retransmissions; }
   uint64_t Timeouts() const { return m_timeouts; }
+  /// \brief Tail-loss probes: the oldest outstanding packet resent after LossProbeRtts of silence.
+  uint64_t LossProbes() const { return m_lossProbes; }
   uint64_t NacksReceived() const { return m_nacksReceived; }
   uint64_t SacksSent() const { return m_sacksSent; }
   /// \brief How often the TX ring's send times were given a new base (see m_sentBase).
@@ -167,11 +179,19 @@ private:
   uint64_t ReceivedAboveCum() const;
   void GrowReceiveRing(uint64_t seq);
   void SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port);
+  /// \brief SACKs the packets held for coalescing (OnSackTimer, or before a NACK).
+  void FlushSack();
+  void OnSackTimer();
   void SendNack(uint32_t psn, uint16_t ev, uint16_t port);
   void Ack(uint64_t seq, uint64_t& newlyAcked);
   void DeclareLost(uint64_t seq);
   void SetState(MrcEv& ev, EvState state);
+  /// \brief Marks EV `id` assumed bad (a backup of its plane takes its place) and resends
+  /// what is in flight on it.
   void MarkAssumedBad(uint16_t id);
+  /// \brief Declares lost, to be resent at once, every packet in flight whose send `onPath` names.
+  template <typename Pred>
+  void ResendInFlight(Pred onPath);
   void Activate(uint16_t port);
   void WakeAllPorts();
   /// \brief Payload bytes of data packet `seq` of message `m` (an MTU, less for the last).
@@ -199,6 +219,10 @@ private:
   void PopFront();
   void ArmTimer();
   void OnTimer();
+  /// \brief The tail-loss probe timeout: LossProbeRtts smoothed RTTs plus the receiver's SackDelay.
+  Time ProbeTimeout() const;
+  /// \brief A fresh RTT sample (a first send acknowledged) into the smoothed RTT.
+  void SampleRtt(Time rtt);
   void StartProbes();
   void OnProbeTimer();
   uint64_t Unwrap(uint32_t psn, uint64_t reference) const;
@@ -307,6 +331,7 @@ private:
   uint64_t m_timeouts = 0;
   uint64_t m_nacksReceived = 0;
   uint64_t m_sacksSent = 0;
+  uint64_t m_lossProbes = 0;
 
   TracedCallback<uint32_t, uint16_t, int, EvState, EvState> m_evStateTrace;
   TracedCallback<uint32_t, uint32_t, uint16_t, int, bool> m_dataSentTrace;
@@ -319,10 +344,13 @@ private:
   Time m_rtoBase;
   uint32_t m_retryLimit;
   Time m_reorderWindow;
+  double m_lossProbeRtts;
   Time m_probeInterval;
   Time m_portStatusDelay;
   uint8_t m_trimmedDscp;
   TypeId m_selectorType;
+  HealthScope m_healthScope;
+  Ptr<MrcPathHealth> m_health; ///< the NIC's, with HealthScope per-nic in SRv6 mode
   TypeId m_ccType;
 
   std::vector<std::vector<uint16_t>> m_backups; ///< per NIC port, taken from the front
@@ -335,6 +363,8 @@ private:
   // sender, colder
   EventId m_probeTimer;
   Time m_rto;
+  Time m_srtt;         ///< smoothed RTT of first sends (RFC 6298's gain of 1/8); the base RTT at first
+  Time m_lastProgress; ///< the latest send or newly acknowledging SACK: a tail-loss probe waits from here
   uint32_t m_probeSeq = 0;
   uint32_t m_sendTimeRebases = 0;
 
@@ -346,7 +376,13 @@ private:
   std::unique_ptr<std::map<uint64_t, RxMessage>> m_rxMessages;
   uint64_t m_nextRxMessage = 0; ///< first sequence number of the next message to complete
   uint64_t m_rxMessageId = 0;
-  uint32_t m_sinceSack = 0;
+  uint32_t m_sinceSack = 0; ///< packets received since the last SACK
+  /// The latest packet held for coalescing: a SACK sent for the held ones names it.
+  uint64_t m_heldSeq = 0;
+  uint16_t m_heldEv = 0;
+  uint16_t m_heldPort = 0;
+  EventId m_sackTimer; ///< bounds how long a received packet waits for its SACK (SackDelay)
+  Time m_sackDelay;
 };
 
 } // namespace ns3

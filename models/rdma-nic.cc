@@ -130,6 +130,29 @@ RdmaNic::FindQp(uint32_t qpn) const
 }
 
 void
+RdmaNic::JoinTail(RdmaQueuePair* qp)
+{
+  for (PortState& ps : m_ports)
+  {
+    auto it = std::find(ps.qps.begin(), ps.qps.end(), qp);
+    if (it == ps.qps.end() || ps.qps.size() < 2)
+    {
+      continue;
+    }
+    // The tail of the cycle that starts at `next` is the place just before it.
+    size_t at = static_cast<size_t>(it - ps.qps.begin());
+    ps.next %= ps.qps.size();
+    if (at < ps.next)
+    {
+      --ps.next; // the QPs after `at` move down one place
+    }
+    ps.qps.erase(it);
+    ps.qps.insert(ps.qps.begin() + ps.next, qp);
+    ps.next = (ps.next + 1) % ps.qps.size();
+  }
+}
+
+void
 RdmaNic::NotifyReady(uint16_t port)
 {
   // A busy port already has its visit at the end of the current frame.

@@ -51,6 +51,11 @@ public:
 
   /// \brief A QP has (new) data for `port`: wake that port's scheduler if it is idle.
   void NotifyReady(uint16_t port);
+  /// \brief `qp`, which had nothing to send, was given work: it joins the tail of every port's
+  /// round robin, as a doorbell puts a QP at the back of a NIC's send schedule. QPs given work
+  /// one after another are then served in that order (NCCL posts an all-to-all's sends from
+  /// rank + 1 on, so senders start on different receivers instead of all on the first one).
+  void JoinTail(RdmaQueuePair* qp);
   /// \brief Sends a control packet (ACK, NACK, CNP, probe) out of `port` now.
   void SendControl(FramePtr frame, uint16_t port);
 

@@ -106,6 +106,10 @@ RoceQueuePair::PostWrite(uint64_t bytes)
     m_dcqcn->Start(m_nic->GetHost()->GetPort(m_port)->GetDataRate());
   }
   const uint64_t mtu = m_nic->Mtu();
+  if (m_sndNxt == m_totalSeq)
+  {
+    m_nic->JoinTail(this); // nothing was left to send
+  }
   Message m{ m_nextMessageId++, bytes, m_totalSeq, (bytes + mtu - 1) / mtu, Simulator::Now() };
   m_totalSeq += m.packets;
   m_messages.push_back(m);

@@ -444,21 +444,39 @@ RunTransport(const ScenarioSpec& spec,
     if (!userSet.count(attr))
       cfg->SetAttribute(attr, BooleanValue(value));
   };
+  UintegerValue mtu;
+  CreateObject<RdmaNic>()->GetAttribute("Mtu", mtu); // the NICs' payload per packet
+  const IdealModel ideal = MakeIdealModel(net.Routing(), static_cast<uint32_t>(mtu.Get()));
   if (transport.type == "mrc")
   {
     policy(net.GetLastHopPortConfig(), "EcnEnabled", false); // a mark means mid-fabric congestion
     policy(net.GetFabricPortConfig(), "TrimEnabled", true);
     policy(net.GetLastHopPortConfig(), "TrimEnabled", true);
+    // Thresholds in BDPs of the fabric (docs/MODEL.md): ECN from 0.2 to 0.8 BDP, trimming above
+    // 1 BDP, 1.5 on the last hop. The BDP is that of the reference rate over the base round trip
+    // (twice the longest path's one-way latency); ports of other rates scale it.
+    const auto bdpBytes = [&](double bdps)
+    {
+      DataRateValue reference;
+      net.GetFabricPortConfig()->GetAttribute("ReferenceRate", reference);
+      const double bdp = 2 * ideal.baseLatencyS * double(reference.Get().GetBitRate()) / 8;
+      return static_cast<uint64_t>(bdps * bdp);
+    };
+    const auto threshold = [&](Ptr<PortQueueConfig> cfg, const std::string& attr, double bdps)
+    {
+      if (!userSet.count(attr))
+        cfg->SetAttribute(attr, UintegerValue(bdpBytes(bdps)));
+    };
+    threshold(net.GetFabricPortConfig(), "EcnKmin", 0.2);
+    threshold(net.GetFabricPortConfig(), "EcnKmax", 0.8);
+    threshold(net.GetFabricPortConfig(), "TrimThreshold", 1.0);
+    threshold(net.GetLastHopPortConfig(), "TrimThreshold", 1.5);
   }
   else
   {
     for (auto cfg : { net.GetFabricPortConfig(), net.GetLastHopPortConfig(), net.GetNicPortConfig() })
       policy(cfg, "PfcEnabled", true);
   }
-
-  UintegerValue mtu;
-  CreateObject<RdmaNic>()->GetAttribute("Mtu", mtu); // the NICs' payload per packet
-  const IdealModel ideal = MakeIdealModel(net.Routing(), static_cast<uint32_t>(mtu.Get()));
   NetworkService service(net, transport);
   std::vector<std::unique_ptr<Workload>> workloads;
   for (const WorkloadSpec& w : spec.workloads)
