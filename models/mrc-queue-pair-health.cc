@@ -35,9 +35,6 @@ MrcQueuePair::MarkAssumedBad(uint16_t id)
     return;
   }
   SetState(ev, EvState::AssumedBad);
-  // What is still in flight on the EV's path is most likely lost with it: resend it now rather
-  // than wait for each loss to be found (a tail with nothing after it waits for a probe timeout).
-  ResendInFlight([&](const TxState& t) { return t.ev == id; });
   if (ev.active)
   {
     auto& act = m_active[EvPort(ev)];
@@ -75,6 +72,10 @@ MrcQueuePair::MarkPathsAssumedBad(uint16_t port, const UsidList& prefix)
     if (path.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), path.begin()))
     {
       MarkAssumedBad(static_cast<uint16_t>(id));
+      // The NIC's QPs lost packets on this path's links: what is still in flight on it is most
+      // likely lost too. It goes again now rather than each loss being found one by one (a tail
+      // with nothing after it would wait for a probe timeout).
+      ResendInFlight([&](const TxState& t) { return t.ev == id; });
       ++marked;
     }
   }

@@ -75,7 +75,8 @@ public:
   /// \brief The peer's NIC port of `plane` went down or up (a port-status message arrived).
   void PeerPortStateChanged(int plane, bool up);
   /// \brief Marks assumed bad this QP's usable EVs of NIC port `port` whose SRv6 paths start
-  /// with `prefix` (what another QP of the NIC learnt); returns how many.
+  /// with `prefix` (what a QP of the NIC learnt), and resends what is in flight on them;
+  /// returns how many.
   uint32_t MarkPathsAssumedBad(uint16_t port, const UsidList& prefix);
 
   const std::vector<MrcEv>& Evs() const { return m_evs; }
@@ -186,8 +187,7 @@ private:
   void Ack(uint64_t seq, uint64_t& newlyAcked);
   void DeclareLost(uint64_t seq);
   void SetState(MrcEv& ev, EvState state);
-  /// \brief Marks EV `id` assumed bad (a backup of its plane takes its place) and resends
-  /// what is in flight on it.
+  /// \brief Marks EV `id` assumed bad (a backup of its plane takes its place).
   void MarkAssumedBad(uint16_t id);
   /// \brief Declares lost, to be resent at once, every packet in flight whose send `onPath` names.
   template <typename Pred>

@@ -676,6 +676,7 @@ RunTransport(const ScenarioSpec& spec,
   // Counters.
   uint64_t retransmissions = 0;
   uint64_t timeouts = 0;
+  uint64_t lossProbes = 0;
   uint64_t packets = 0;
   for (const auto& qp : service.AllQps())
   {
@@ -683,6 +684,7 @@ RunTransport(const ScenarioSpec& spec,
     {
       retransmissions += m->Retransmissions();
       timeouts += m->Timeouts();
+      lossProbes += m->LossProbes();
       packets += m->PacketsSent();
     }
     else if (auto r = DynamicCast<RoceQueuePair>(qp))
@@ -739,6 +741,7 @@ RunTransport(const ScenarioSpec& spec,
       { { "data_packets_sent", packets },
         { "retransmissions", retransmissions },
         { "timeouts", timeouts },
+        { "loss_probes", lossProbes },
         { "trims", trims },
         { "ecn_marks", marks },
         { "pfc_paused_port_us", paused.GetSeconds() * 1e6 },
