@@ -9,7 +9,7 @@
 namespace ns3
 {
 
-/// \brief Health of an EV (shared/docs/MRC-MODEL.md): only GOOD EVs carry data.
+/// \brief Health of an EV (docs/MODEL.md): only GOOD EVs carry data.
 enum class EvState : uint8_t
 {
   Good,       ///< usable

@@ -1,4 +1,4 @@
-// An MRC (Multipath Reliable Connection) queue pair, after shared/docs/MRC-MODEL.md. The sender
+// An MRC (Multipath Reliable Connection) queue pair, after docs/MODEL.md. The sender
 // sprays packets over a set of entropy values (EVs) split equally over the planes (SRv6 uSID paths
 // or UDP entropy for ECMP), chosen per packet by a pluggable EvSelector; every data packet carries
 // its remote address (RETH), so the receiver places it on arrival in any order. The receiver

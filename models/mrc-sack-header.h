@@ -1,6 +1,6 @@
 // The MRC selective-ACK extension: cumulative ACK PSN, a 64-bit SACK bitmap at an offset, the
 // echoed entropy value (EV), an ECN-echo flag and a timestamp field for delay-based congestion
-// control. The byte layout is ours (MRC's is not public); field widths follow MRC-MODEL.md.
+// control. The byte layout is ours (MRC's is not public); field widths follow docs/MODEL.md.
 #ifndef MRCSIM_MODELS_MRC_SACK_HEADER_H
 #define MRCSIM_MODELS_MRC_SACK_HEADER_H
 

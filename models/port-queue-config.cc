@@ -12,11 +12,11 @@ NS_OBJECT_ENSURE_REGISTERED(PortQueueConfig);
 TypeId
 PortQueueConfig::GetTypeId()
 {
-  // Defaults: a 100G plane with 1 us links has a BDP of about 4 x 1 us x 100 Gb/s = 50 KB for a
-  // T0-T1-T0 round trip; ECN Kmin/Kmax at 0.2 / 0.8 BDP and trimming at 1 BDP follow
-  // shared/docs/MRC-MODEL.md. They are given for a 100G port and scale with the port's rate
-  // (ReferenceRate), so an 800G port trims at 400 KB. PFC XOFF leaves room for one BDP of
-  // headroom in 1 MB per class (not scaled).
+  // Defaults, in bytes at the 100G reference rate (ReferenceRate; other rates scale them): ECN
+  // Kmin/Kmax 10/40 KB and trimming above 50 KB are our choice for a plane of 1 us links. MRC runs
+  // of the scenario runner replace the ECN and trim thresholds by 0.2/0.8 BDP and 1 BDP (1.5 on
+  // the last hop) of the fabric's own round trip (docs/MODEL.md). PFC XOFF leaves room for one
+  // BDP of headroom in 1 MB per class (not scaled).
   static TypeId tid =
     TypeId("ns3::PortQueueConfig")
       .SetParent<Object>()

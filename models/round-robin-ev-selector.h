@@ -1,4 +1,4 @@
-// Round-robin EV choice: the default MRC policy (shared/docs/MRC-MODEL.md).
+// Round-robin EV choice: the default MRC policy (docs/MODEL.md).
 #ifndef MRCSIM_MODELS_ROUND_ROBIN_EV_SELECTOR_H
 #define MRCSIM_MODELS_ROUND_ROBIN_EV_SELECTOR_H
 

@@ -834,8 +834,9 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "validation"), help="runs and validation.json")
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs", "VALIDATION.md"), help="markdown report")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds a run may take (default 1800)")
-    ap.add_argument("--verdicts", default=os.path.join(ROOT, "docs", "validation", "verdicts.json"),
-                    help="each claim's recorded verdict (written with the markdown report)")
+    ap.add_argument("--verdicts", default=None,
+                    help="each claim's recorded verdict, written with the markdown report (default: "
+                         "validation/verdicts.json beside it)")
     ap.add_argument("--against-recorded", action="store_true",
                     help="exit 0 when every claim that ran has the verdict recorded in --verdicts (what CI "
                          "runs: a claim that regresses or newly passes fails until the report is rewritten)")
@@ -856,6 +857,8 @@ def main(argv=None):
     for r in results:
         if r.passed and r.claim.explanation:
             print(f"validate: note: {r.claim.id} passes; its explanation of a failure is stale", file=sys.stderr)
+    if args.verdicts is None:
+        args.verdicts = os.path.join(os.path.dirname(os.path.abspath(args.docs)), "validation", "verdicts.json")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "validation.json"), "w") as f:
         json.dump(report_json(results, subset, args.mrcsim), f, indent=1)

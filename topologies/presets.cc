@@ -1,4 +1,4 @@
-// Named fabrics shipped with the tool. The 131,072-GPU design follows shared/docs/MRC-MODEL.md:
+// Named fabrics shipped with the tool. The 131,072-GPU design follows docs/MODEL.md:
 // 8 planes of 100G, 51.2 Tb/s switches as 512 x 100G ports, 512 T0 (256 down / 256 up) and
 // 256 T1 per plane. Fat trees use 64 x 800G switches (the same 51.2 Tb/s silicon).
 #include "topologies/fabric-spec.h"
