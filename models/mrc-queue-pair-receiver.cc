@@ -152,8 +152,9 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info)
   m_heldSeq = seq;
   m_heldEv = ev;
   m_heldPort = info.port;
-  if (!m_sackTimer.IsRunning())
+  if (!m_sackTimerArmed)
   {
+    m_sackTimerArmed = true; // a flag, not IsRunning(): that asks the simulator, per packet
     m_sackTimer = ScheduleTimer(m_sackDelay, &MrcQueuePair::OnSackTimer, this);
   }
 }
@@ -171,6 +172,7 @@ void
 MrcQueuePair::OnSackTimer()
 {
   // Armed by the first packet held after a SACK: what is still held has waited at most SackDelay.
+  m_sackTimerArmed = false;
   FlushSack();
 }
 

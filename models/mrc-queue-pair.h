@@ -382,6 +382,7 @@ private:
   uint16_t m_heldEv = 0;
   uint16_t m_heldPort = 0;
   EventId m_sackTimer; ///< bounds how long a received packet waits for its SACK (SackDelay)
+  bool m_sackTimerArmed = false;
   Time m_sackDelay;
 };
 
