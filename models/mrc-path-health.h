@@ -3,8 +3,13 @@
 // path's first uSID) and the T1's down-link toward the destination T0 (the first two uSIDs).
 // Other QPs of the NIC whose EVs take the same T1 down-link, i.e. go the same way to the same
 // destination T0, mark those EVs assumed bad at once; when losses through one up-link come from
-// paths toward two different T1 down-links within UplinkWindow, the up-link itself is the fault
-// and every EV of the NIC through it is marked. Each QP then probes its marked EVs and brings
+// paths toward two different destination T0s within UplinkWindow, the up-link itself is the fault
+// and every EV of the NIC through it is marked. Likewise, losses toward one destination T0 through
+// two different T1s point at that T0's own links: every EV of the plane toward it
+// is marked, which takes the plane out of spraying toward that T0 until probes bring it back.
+// Only losses found by RACK (a later packet delivered, not a timer's guess) count toward these
+// broad marks, and neither is made when the reporting QP saw a later packet through the same
+// up-link (for the first) or on the same plane (for the second) acknowledged. Each QP then probes its marked EVs and brings
 // them back as usual. The sender cannot tell which link of a path failed: this inference is our
 // choice (the sources say only that EV health is per QP and bypass takes tens of microseconds).
 // Leaves out: entropy mode (an EV's links are unknown to the NIC there), switch-level failures
@@ -34,9 +39,21 @@ public:
 
   /// \brief `qp` shares in what the NIC's QPs learn.
   void Register(MrcQueuePair* qp) { m_qps.push_back(qp); }
-  /// \brief `reporter` lost a packet on NIC port `port` along `path`: tells the other QPs
-  /// which of their paths share the suspect links.
-  void ReportLoss(MrcQueuePair* reporter, uint16_t port, const UsidList& path);
+  /// \brief What a QP knows of one lost packet.
+  struct Loss
+  {
+    uint16_t port;            ///< the NIC port it left by
+    UsidList path;            ///< its SRv6 path
+    uint32_t leaf;            ///< the destination GPU's T0 in that plane (a vertex)
+    uint32_t spine;           ///< the T1 the path goes up to (a vertex)
+    bool laterDelivered = false; ///< found by RACK: a packet sent after it was acknowledged
+    bool portAlive = false;   ///< a packet sent later on the port was acknowledged
+    bool uplinkAlive = false; ///< ... one through the same up-link
+  };
+  /// \brief `reporter` lost a packet: tells the NIC's QPs which of their paths share the
+  /// suspect links. Evidence that the plane (the up-link) still works keeps the broad marks off:
+  /// random loss also strikes different paths, but never all packets of one.
+  void ReportLoss(MrcQueuePair* reporter, const Loss& loss);
   /// \brief EVs of other QPs marked assumed bad by what one QP learnt.
   uint64_t SharedMarks() const { return m_sharedMarks; }
 
@@ -44,12 +61,20 @@ protected:
   void DoDispose() override;
 
 private:
-  /// \brief Every QP (the reporter too) marks its EVs on `port` whose paths start with `prefix`.
-  void Broadcast(MrcQueuePair* reporter, uint16_t port, const UsidList& prefix);
+  /// \brief Every QP (the reporter too) marks its EVs on `port` whose paths start with `prefix`;
+  /// with `leaf` set, only the QPs toward GPUs under that T0.
+  void Broadcast(MrcQueuePair* reporter, uint16_t port, const UsidList& prefix, uint32_t leaf = kAnyLeaf);
+  /// \brief Records a loss at `now` under `key` with `tag`; true when a loss with another tag
+  /// was recorded within UplinkWindow (the records are then forgotten).
+  bool Corroborated(std::vector<std::pair<Time, uint32_t>>& losses, uint32_t tag);
+
+  static constexpr uint32_t kAnyLeaf = UINT32_MAX;
 
   std::vector<MrcQueuePair*> m_qps;
-  /// Per (port, up-link uSID): the recent losses through it, as (time, T1 down-link uSID).
-  std::map<std::pair<uint16_t, uint16_t>, std::vector<std::pair<Time, uint16_t>>> m_uplinkLosses;
+  /// Per (port, up-link uSID): the recent losses through it, as (time, destination T0 vertex).
+  std::map<std::pair<uint16_t, uint16_t>, std::vector<std::pair<Time, uint32_t>>> m_uplinkLosses;
+  /// Per (port, destination T0 vertex): the recent losses toward it, as (time, T1 vertex).
+  std::map<std::pair<uint16_t, uint32_t>, std::vector<std::pair<Time, uint32_t>>> m_leafLosses;
   Time m_uplinkWindow;
   uint64_t m_sharedMarks = 0;
 };

@@ -49,7 +49,7 @@ MrcQueuePair::MarkAssumedBad(uint16_t id)
     if (it != bk.end())
       bk.erase(it);
   }
-  m_probing.push_back(id);
+  m_probing.push_back(Probing{ id });
   StartProbes();
 }
 
@@ -134,16 +134,20 @@ MrcQueuePair::OnProbeTimer()
   {
     return;
   }
-  for (uint16_t id : m_probing)
+  const uint64_t maxRounds = std::max<int64_t>(1, m_probeIntervalMax.GetTimeStep() / m_probeInterval.GetTimeStep());
+  for (Probing& p : m_probing)
   {
-    const MrcEv& ev = m_evs[id];
-    if (!PortUp(EvPort(ev)))
+    const MrcEv& ev = m_evs[p.id];
+    if (!PortUp(EvPort(ev)) || --p.countdown > 0)
     {
       continue;
     }
+    // Probed now; unless a response brings it back, next after twice as many rounds.
+    p.rounds = static_cast<uint16_t>(std::min<uint64_t>(2 * uint64_t(p.rounds), std::min<uint64_t>(maxRounds, 0x8000)));
+    p.countdown = p.rounds;
     MrcProbeHeader probe;
     probe.SetType(MrcProbeHeader::Request);
-    probe.SetEv(id);
+    probe.SetEv(p.id);
     probe.SetSequence(m_probeSeq++);
     probe.SetSendTime(Simulator::Now());
     FabricPacketSpec spec = ControlSpec(kOpProbe, EvPlane(ev), ev.Entropy());
@@ -173,7 +177,7 @@ MrcQueuePair::HandleProbe(const RdmaRxInfo& info)
   // The path works again: back to GOOD, as a backup of its plane (or active if the plane is short).
   MrcEv& ev = m_evs[id];
   SetState(ev, EvState::Good);
-  m_probing.erase(std::find(m_probing.begin(), m_probing.end(), id));
+  m_probing.erase(std::find_if(m_probing.begin(), m_probing.end(), [&](const Probing& p) { return p.id == id; }));
   m_backups[EvPort(ev)].push_back(id);
   const uint32_t target = std::max<uint32_t>(1, m_evCount / m_nic->NumPorts());
   while (m_active[EvPort(ev)].size() < target && !m_backups[EvPort(ev)].empty())

@@ -101,6 +101,13 @@ MrcQueuePair::GetTypeId()
                     TimeValue(MicroSeconds(50)),
                     MakeTimeAccessor(&MrcQueuePair::m_probeInterval),
                     MakeTimeChecker(MicroSeconds(1)))
+      .AddAttribute("ProbeIntervalMax",
+                    "Probes back off: an EV that no probe brought back is probed twice as long after "
+                    "each probe, up to this (in whole ProbeIntervals); paths that stay dead are probed "
+                    "at a falling rate instead of a fixed one (our choice).",
+                    TimeValue(MicroSeconds(400)),
+                    MakeTimeAccessor(&MrcQueuePair::m_probeIntervalMax),
+                    MakeTimeChecker(MicroSeconds(1)))
       .AddAttribute("PortStatusDelay",
                     "From a NIC port going down to its peers learning it (port-status message).",
                     TimeValue(Seconds(1)),
@@ -278,6 +285,58 @@ MrcQueuePair::SetUp()
   m_cc->SetAttribute("Mtu", UintegerValue(m_nic->Mtu()));
   m_cc->Init(m_baseRtt, line);
   m_rto = m_rtoBase;
+}
+
+void
+MrcQueuePair::AckedSince(uint64_t seq, MrcPathHealth::Loss& loss) const
+{
+  // Rare (once per loss): a pass over the TX ring, which holds every send not yet below m_base.
+  const Time lostAt = SentAt(seq);
+  for (uint64_t s = m_base; s < m_sndNxt && !(loss.portAlive && loss.uplinkAlive); ++s)
+  {
+    const TxState& t = Tx(s);
+    if (s == seq || !t.acked || TxPort(t) != loss.port || SentAt(s) <= lostAt)
+    {
+      continue;
+    }
+    loss.portAlive = true;
+    loss.uplinkAlive = loss.uplinkAlive || (!loss.path.empty() && EvUsids(t.ev)[0] == loss.path[0]);
+  }
+}
+
+uint32_t
+MrcQueuePair::FirstSwitchAfterLeaf(uint16_t port, const UsidList& path) const
+{
+  // A uSID names the egress port of its hop plus one (0 ends the carrier).
+  const mrcsim::Fabric& fabric = m_nic->GetRouting()->GetFabric();
+  const mrcsim::VertexId leaf = fabric.Peer(fabric.Gpu(m_nic->GetGpu()), port).node;
+  if (path.empty() || path[0] == 0 || path[0] > fabric.Degree(leaf))
+  {
+    return UINT32_MAX;
+  }
+  return static_cast<uint32_t>(fabric.Peer(leaf, static_cast<uint16_t>(path[0] - 1)).node);
+}
+
+int
+MrcQueuePair::PlaneOfPort(uint16_t port) const
+{
+  return m_nic->PlaneOfPort(port);
+}
+
+uint32_t
+MrcQueuePair::RemoteLeaf(int plane) const
+{
+  const mrcsim::Fabric& fabric = m_nic->GetRouting()->GetFabric();
+  const mrcsim::VertexId gpu = fabric.Gpu(m_remoteGpu);
+  for (uint16_t p = 0; p < fabric.Degree(gpu); ++p)
+  {
+    const mrcsim::VertexId leaf = fabric.Peer(gpu, p).node;
+    if (fabric.Node(leaf).plane == plane)
+    {
+      return static_cast<uint32_t>(leaf);
+    }
+  }
+  return UINT32_MAX;
 }
 
 int
@@ -611,7 +670,7 @@ MrcQueuePair::HandleSack(const RdmaRxInfo& info)
     {
       const uint64_t s = FrontSeq();
       PopFront();
-      DeclareLost(s);
+      DeclareLost(s, true);
     }
   }
   while (!m_tx.empty() && m_tx.front().acked)
@@ -669,7 +728,7 @@ MrcQueuePair::HandleNack(const RdmaRxInfo& info)
 }
 
 void
-MrcQueuePair::DeclareLost(uint64_t seq)
+MrcQueuePair::DeclareLost(uint64_t seq, bool laterDelivered)
 {
   TxState& t = Tx(seq);
   t.lost = true;
@@ -681,7 +740,12 @@ MrcQueuePair::DeclareLost(uint64_t seq)
   MarkAssumedBad(t.ev);
   if (m_health)
   {
-    m_health->ReportLoss(this, TxPort(t), EvUsids(t.ev));
+    const uint16_t port = TxPort(t);
+    const UsidList path = EvUsids(t.ev);
+    MrcPathHealth::Loss loss{ port, path, RemoteLeaf(PlaneOfPort(port)), FirstSwitchAfterLeaf(port, path) };
+    loss.laterDelivered = laterDelivered;
+    AckedSince(seq, loss);
+    m_health->ReportLoss(this, loss);
   }
   if (++again.retries > m_retryLimit)
   {
@@ -840,7 +904,7 @@ MrcQueuePair::OnTimer()
   {
     const uint64_t s = FrontSeq();
     PopFront();
-    DeclareLost(s);
+    DeclareLost(s, false);
     fired = true;
   }
   if (fired)
@@ -855,7 +919,7 @@ MrcQueuePair::OnTimer()
     // tail. The oldest goes again on another EV; a SACK of it declares the others lost (RACK).
     const uint64_t s = FrontSeq();
     PopFront();
-    DeclareLost(s);
+    DeclareLost(s, false);
     ++m_lossProbes;
     m_lastProgress = now;
     WakeAllPorts();

@@ -82,6 +82,15 @@ public:
   const std::vector<MrcEv>& Evs() const { return m_evs; }
   /// \brief The NIC port of an EV (its EVs are numbered port by port).
   uint16_t EvPort(const MrcEv& ev) const { return PortOfEv(ev.id); }
+  /// \brief The plane of NIC port `port`.
+  int PlaneOfPort(uint16_t port) const;
+  /// \brief Whether a packet sent after packet `seq` on `loss.port` (or through its up-link) was
+  /// acknowledged: the plane (the up-link) still works toward this QP's destination.
+  void AckedSince(uint64_t seq, MrcPathHealth::Loss& loss) const;
+  /// \brief The switch (fabric vertex) that SRv6 path `path` leaves this NIC's T0 of `port` for.
+  uint32_t FirstSwitchAfterLeaf(uint16_t port, const UsidList& path) const;
+  /// \brief The T0 (fabric vertex) the remote GPU hangs off in `plane`.
+  uint32_t RemoteLeaf(int plane) const;
   /// \brief The plane of an EV.
   int EvPlane(const MrcEv& ev) const;
   /// \brief The SRv6 path of EV `id` (empty in entropy mode).
@@ -104,6 +113,8 @@ public:
   /// \brief Tail-loss probes: the oldest outstanding packet resent after LossProbeRtts of silence.
   uint64_t LossProbes() const { return m_lossProbes; }
   uint64_t NacksReceived() const { return m_nacksReceived; }
+  /// \brief Probes sent on EVs assumed bad.
+  uint32_t ProbesSent() const { return m_probeSeq; }
   uint64_t SacksSent() const { return m_sacksSent; }
   /// \brief How often the TX ring's send times were given a new base (see m_sentBase).
   uint32_t SendTimeRebases() const { return m_sendTimeRebases; }
@@ -185,7 +196,9 @@ private:
   void OnSackTimer();
   void SendNack(uint32_t psn, uint16_t ev, uint16_t port);
   void Ack(uint64_t seq, uint64_t& newlyAcked);
-  void DeclareLost(uint64_t seq);
+  /// \brief Packet `seq` is lost: resend it. `laterDelivered`: a packet sent after it was
+  /// acknowledged (RACK), not only a timer's guess (tail-loss probe, RTO).
+  void DeclareLost(uint64_t seq, bool laterDelivered);
   void SetState(MrcEv& ev, EvState state);
   /// \brief Marks EV `id` assumed bad (a backup of its plane takes its place).
   void MarkAssumedBad(uint16_t id);
@@ -346,6 +359,7 @@ private:
   Time m_reorderWindow;
   double m_lossProbeRtts;
   Time m_probeInterval;
+  Time m_probeIntervalMax;
   Time m_portStatusDelay;
   uint8_t m_trimmedDscp;
   TypeId m_selectorType;
@@ -354,7 +368,15 @@ private:
   TypeId m_ccType;
 
   std::vector<std::vector<uint16_t>> m_backups; ///< per NIC port, taken from the front
-  std::vector<uint16_t> m_probing;
+  /// An EV assumed bad, probed until a response brings it back: every `rounds` probe rounds,
+  /// a number that doubles after each probe (up to ProbeIntervalMax / ProbeInterval).
+  struct Probing
+  {
+    uint16_t id;
+    uint16_t rounds = 1;
+    uint16_t countdown = 1; ///< rounds until its next probe
+  };
+  std::vector<Probing> m_probing;
   uint64_t m_portUp = 0;      ///< local NIC ports, a bit each (a NIC has at most 64)
   uint64_t m_peerPlaneUp = 0; ///< by NIC port index (same plane at the peer), a bit each
   bool PortUp(uint16_t port) const { return (m_portUp >> port) & 1; }

@@ -2,6 +2,7 @@
 // lost PSNs, failure bypass within 100 us with probes restoring EVs, and trim NACKs.
 #include "fabric-test-fixture.h"
 
+#include "models/penalty-ev-selector.h"
 #include "models/rdma-connect.h"
 
 #include "ns3/boolean.h"
@@ -263,15 +264,46 @@ TEST_CASE("mrc: a T0-T1 link failure is bypassed within 100 us and probes restor
   {
     CHECK(qp.first->ActiveEvs(port).size() == 16);
   }
-  // After the repair, probes brought the EVs back.
+  // After the repair, probes brought the EVs back: within one probe interval, which has backed
+  // off to at most ProbeIntervalMax while the path stayed dead, and a round trip.
   REQUIRE_FALSE(backToGood.second.empty());
+  TimeValue probeMax;
+  qp.first->GetAttribute("ProbeIntervalMax", probeMax);
   CHECK(backToGood.second.front() > repairAt);
-  CHECK(backToGood.second.front() < repairAt + MicroSeconds(200));
+  CHECK(backToGood.second.front() < repairAt + probeMax.Get() + MicroSeconds(20));
   for (const MrcEv& ev : qp.first->Evs())
   {
     CHECK(ev.state != EvState::AssumedBad);
   }
   CHECK(l.errors.empty());
+}
+
+TEST_CASE("mrc: probes to a path that stays dead back off", "[mrc][failure]")
+{
+  // A T0 up-link dies for good 200 us into a long write: the EVs through it are probed, every
+  // ProbeInterval (50 us) without back-off, at a falling rate with it.
+  auto probes = [](const std::string& probeMax)
+  {
+    FabricFixture f(PresetSpec("multiplane-64"));
+    MrcFabric(*f.net, true);
+    Config::SetDefault("ns3::MrcQueuePair::ProbeIntervalMax", StringValue(probeMax));
+    auto qp = ConnectMrc(*f.net, 0, 63);
+    Config::Reset();
+    Log l;
+    Watch(qp, l);
+    const uint32_t link = f.fabric->LinkAt(f.Routing().Attach(0, 2).leaf, 16).id;
+    Simulator::Schedule(MicroSeconds(200), [&] { f.net->SetLinkUp(link, false); });
+    qp.first->PostWrite(1ull << 30);
+    Simulator::Stop(MilliSeconds(4));
+    Simulator::Run();
+    CHECK(l.errors.empty());
+    return qp.first->ProbesSent();
+  };
+  const uint32_t fixed = probes("50us"); // ProbeIntervalMax = ProbeInterval: no back-off
+  const uint32_t backedOff = probes("400us");
+  INFO("probes sent: fixed interval " << fixed << ", backed off " << backedOff);
+  CHECK(fixed >= 60);
+  CHECK(backedOff * 4 <= fixed);
 }
 
 TEST_CASE("mrc: a failure mid-message still completes the message", "[mrc][failure]")
@@ -432,4 +464,25 @@ TEST_CASE("mrc: every EV selector sprays over all planes and completes under ran
       }
     }
   }
+}
+
+TEST_CASE("mrc: the penalty selector passes over EVs with recent bad feedback", "[mrc]")
+{
+  // Four good EVs of one plane; a trim on EV 1 and a loss on EV 2: while their penalties last,
+  // a rotation picks only EVs 0 and 3 (round robin would pick all four).
+  std::vector<MrcEv> evs(4);
+  for (uint16_t i = 0; i < 4; ++i)
+    evs[i].id = i;
+  const std::vector<uint16_t> candidates{ 0, 1, 2, 3 };
+  Ptr<EvSelector> penalty = CreateObject<PenaltyEvSelector>();
+  penalty->OnFeedback(evs[1], EvFeedback::Trim);
+  penalty->OnFeedback(evs[2], EvFeedback::Loss);
+  penalty->OnFeedback(evs[3], EvFeedback::Acked); // no penalty
+  std::map<int, int> picked;
+  for (int i = 0; i < 8; ++i)
+    ++picked[penalty->Select(evs, candidates, 0)];
+  CHECK(picked[0] == 4);
+  CHECK(picked[3] == 4);
+  CHECK(picked.count(1) == 0);
+  CHECK(picked.count(2) == 0);
 }
