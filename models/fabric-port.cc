@@ -321,8 +321,7 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
   const bool lossless = ingress && ingress->QueueConfig()->PfcEnabled(cls);
   if (lossless)
   {
-    const PortQueueConfig& in = *ingress->QueueConfig();
-    if (ingress->m_ingress[cls] + size > in.PfcXoff() + in.PfcHeadroom())
+    if (ingress->m_ingress[cls] + size > ingress->QueueConfig()->PfcXoff() + ingress->PfcHeadroom())
     {
       Drop(*frame, DropCause::PfcHeadroom);
       return false;
@@ -543,6 +542,17 @@ FabricPort::Wake()
   m_wakePending = false;
   CatchUp();
   ArmWake();
+}
+
+uint64_t
+FabricPort::PfcHeadroom()
+{
+  if (m_pfcHeadroom == 0)
+  {
+    const Time cable = m_channel ? m_channel->GetDelay() : Time(0);
+    m_pfcHeadroom = m_config->PfcHeadroomOf(m_rateBps, cable);
+  }
+  return m_pfcHeadroom;
 }
 
 void

@@ -73,7 +73,11 @@ public:
     m_txTimeBytes = UINT32_MAX;
   }
   DataRate GetDataRate() const { return DataRate(m_rateBps); }
-  void SetQueueConfig(Ptr<PortQueueConfig> config) { m_config = config; }
+  void SetQueueConfig(Ptr<PortQueueConfig> config)
+  {
+    m_config = config;
+    m_pfcHeadroom = 0; // worked out again for the new configuration
+  }
   Ptr<PortQueueConfig> GetQueueConfig() const { return m_config; }
   /// \brief The same, without a reference count (for the hot path: shared by many ports, whose
   /// partitions may run on several threads, it must not be counted from them).
@@ -271,6 +275,11 @@ private:
   };
   std::unique_ptr<PauseTimes> m_pauseTimes;
   uint64_t* m_dropCounters = nullptr;
+  /// PFC headroom of this ingress port's lossless classes (PortQueueConfig::PfcHeadroomOf, for its
+  /// rate and cable), worked out at the first lossless frame: 0 until then.
+  uint64_t m_pfcHeadroom = 0;
+  /// \brief m_pfcHeadroom, worked out if it is not yet.
+  uint64_t PfcHeadroom();
 };
 
 } // namespace ns3

@@ -1,5 +1,7 @@
 #include "models/port-queue-config.h"
 
+#include <cmath>
+
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/uinteger.h"
@@ -103,10 +105,26 @@ PortQueueConfig::GetTypeId()
                     MakeUintegerAccessor(&PortQueueConfig::m_pfcXon),
                     MakeUintegerChecker<uint32_t>())
       .AddAttribute("PfcHeadroom",
-                    "Bytes accepted above PfcXoff while the PAUSE takes effect.",
-                    UintegerValue(100000),
+                    "Bytes accepted above PfcXoff while the PAUSE takes effect; 0 derives them per port "
+                    "(PfcHeadroomOf): what the upstream port can still send after the ingress buffer "
+                    "crossed XOFF.",
+                    UintegerValue(0),
                     MakeUintegerAccessor(&PortQueueConfig::m_pfcHeadroom),
                     MakeUintegerChecker<uint32_t>())
+      .AddAttribute("PfcResponseTime",
+                    "Derived headroom: the upstream port's worst time from a PAUSE's arrival to stopping, "
+                    "interface delay included. Default: IEEE 802.3's upper bounds for 100GbE, "
+                    "D-Intf 122,880 plus D-Resp 201,728 bit times (3.2461 us, rounded up to 3,247 ns); "
+                    "they are no larger in time at higher rates (400GbE: D-Resp 463,360 bit times, 1.16 us).",
+                    TimeValue(NanoSeconds(3247)),
+                    MakeTimeAccessor(&PortQueueConfig::m_pfcResponseTime),
+                    MakeTimeChecker(Time(0)))
+      .AddAttribute("PfcMaxFrame",
+                    "Derived headroom: the largest frame of a lossless class on the wire, bytes (a 4,096-byte "
+                    "payload with IPv6, UDP, BTH, RETH, Ethernet header, FCS, preamble and gap: 4,210).",
+                    UintegerValue(4210),
+                    MakeUintegerAccessor(&PortQueueConfig::m_pfcMaxFrame),
+                    MakeUintegerChecker<uint32_t>(64, 16384))
       .AddAttribute("FramingBytes",
                     "Wire bytes per frame beyond the packet: 18 = Ethernet header + FCS (preamble and "
                     "inter-frame gap, 20 more, are not counted unless added here).",
@@ -117,6 +135,23 @@ PortQueueConfig::GetTypeId()
 }
 
 PortQueueConfig::PortQueueConfig() = default;
+
+uint64_t
+PortQueueConfig::PfcHeadroomOf(uint64_t rateBps, Time cableDelay) const
+{
+  if (m_pfcHeadroom > 0)
+  {
+    return m_pfcHeadroom;
+  }
+  // The standard headroom (IEEE 802.1Qbb, as vendors size it): once the buffer crosses XOFF,
+  // the upstream port may finish the frame it is sending, the PAUSE waits behind a frame here,
+  // then crosses the cable, the upstream port takes its response time to stop, and what it sent
+  // meanwhile is still on the cable: two frames, one PAUSE (64 bytes + 20 of preamble and gap),
+  // the response time and the cable's round trip at the port's rate.
+  const double bytesPerSecond = double(rateBps) / 8;
+  const double inFlight = (2 * cableDelay.GetSeconds() + m_pfcResponseTime.GetSeconds()) * bytesPerSecond;
+  return 2 * uint64_t(m_pfcMaxFrame) + 84 + static_cast<uint64_t>(std::ceil(inFlight));
+}
 
 double
 PortQueueConfig::MarkProbability(uint32_t bytes) const

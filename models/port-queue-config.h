@@ -54,6 +54,9 @@ public:
   uint32_t PfcXoff() const { return m_pfcXoff; }
   uint32_t PfcXon() const { return m_pfcXon; }
   uint32_t PfcHeadroom() const { return m_pfcHeadroom; }
+  /// \brief Headroom of a lossless class at an ingress port of `rateBps` whose cable has
+  /// `cableDelay`: PfcHeadroom when set, else derived (see the attribute).
+  uint64_t PfcHeadroomOf(uint64_t rateBps, Time cableDelay) const;
 
   /// \brief Bytes a frame occupies on the wire beyond the packet (Ethernet header and FCS by
   /// default; add 20 for preamble and inter-frame gap).
@@ -78,6 +81,8 @@ private:
   uint32_t m_pfcXoff;
   uint32_t m_pfcXon;
   uint32_t m_pfcHeadroom;
+  Time m_pfcResponseTime;
+  uint32_t m_pfcMaxFrame;
 };
 
 } // namespace ns3

@@ -281,3 +281,17 @@ TEST_CASE("fabric: PFC pauses the upstream again after a link flap while above X
   CHECK(fx.net->CountDrops(DropCause::QueueFull) == 0);
   Simulator::Destroy();
 }
+
+TEST_CASE("pfc: headroom is derived from the port's rate, its cable and the response time", "[pfc]")
+{
+  // Two frames, one PAUSE (84 bytes on the wire), and the cable's round trip plus the response
+  // time (3,247 ns) at the port's rate: at 100G with a 1 us cable, 2 x 4,210 + 84 + 5,247 ns x
+  // 12.5 bytes/ns (rounded up).
+  Ptr<PortQueueConfig> cfg = CreateObject<PortQueueConfig>();
+  CHECK(cfg->PfcHeadroomOf(100000000000ull, MicroSeconds(1)) == 2 * 4210 + 84 + 65588);
+  // Eight times the rate, eight times the bytes in flight.
+  CHECK(cfg->PfcHeadroomOf(800000000000ull, MicroSeconds(1)) == 2 * 4210 + 84 + 524700);
+  // A set PfcHeadroom wins.
+  cfg->SetAttribute("PfcHeadroom", UintegerValue(100000));
+  CHECK(cfg->PfcHeadroomOf(800000000000ull, MicroSeconds(1)) == 100000);
+}
