@@ -1,6 +1,7 @@
-// EV health of an MRC queue pair: state changes and their trace, same-plane backups for EVs
-// assumed bad, probes that bring them back, and NIC port status (local at once, the peer's after
-// a port-status delay). The sending half is in mrc-queue-pair.cc, the receiving half in
+// EV health of an MRC queue pair: what a loss tells the NIC's QPs (MrcPathHealth), state changes
+// and their trace, same-plane backups for EVs assumed bad, probes that bring them back (backing
+// off), and NIC port status (local at once, the peer's after a port-status delay). The sending
+// half is in mrc-queue-pair.cc and mrc-queue-pair-loss.cc, the receiving half in
 // mrc-queue-pair-receiver.cc.
 #include "models/fabric-packet.h"
 #include "models/mrc-probe-header.h"
@@ -13,6 +14,58 @@
 
 namespace ns3
 {
+
+void
+MrcQueuePair::AckedSince(uint64_t seq, MrcPathHealth::Loss& loss) const
+{
+  // Rare (once per loss): a pass over the TX ring, which holds every send not yet below m_base.
+  const Time lostAt = SentAt(seq);
+  for (uint64_t s = m_base; s < m_sndNxt && !(loss.portAlive && loss.uplinkAlive); ++s)
+  {
+    const TxState& t = Tx(s);
+    if (s == seq || !t.acked || TxPort(t) != loss.port || SentAt(s) <= lostAt)
+    {
+      continue;
+    }
+    loss.portAlive = true;
+    loss.uplinkAlive = loss.uplinkAlive || (!loss.path.empty() && EvUsids(t.ev)[0] == loss.path[0]);
+  }
+}
+
+uint32_t
+MrcQueuePair::FirstSwitchAfterLeaf(uint16_t port, const UsidList& path) const
+{
+  // A uSID names the egress port of its hop plus one (0 ends the carrier).
+  const mrcsim::Fabric& fabric = m_nic->GetRouting()->GetFabric();
+  const mrcsim::VertexId leaf = fabric.Peer(fabric.Gpu(m_nic->GetGpu()), port).node;
+  if (path.empty() || path[0] == 0 || path[0] > fabric.Degree(leaf))
+  {
+    return UINT32_MAX;
+  }
+  return static_cast<uint32_t>(fabric.Peer(leaf, static_cast<uint16_t>(path[0] - 1)).node);
+}
+
+int
+MrcQueuePair::PlaneOfPort(uint16_t port) const
+{
+  return m_nic->PlaneOfPort(port);
+}
+
+uint32_t
+MrcQueuePair::RemoteLeaf(int plane) const
+{
+  const mrcsim::Fabric& fabric = m_nic->GetRouting()->GetFabric();
+  const mrcsim::VertexId gpu = fabric.Gpu(m_remoteGpu);
+  for (uint16_t p = 0; p < fabric.Degree(gpu); ++p)
+  {
+    const mrcsim::VertexId leaf = fabric.Peer(gpu, p).node;
+    if (fabric.Node(leaf).plane == plane)
+    {
+      return static_cast<uint32_t>(leaf);
+    }
+  }
+  return UINT32_MAX;
+}
 
 void
 MrcQueuePair::SetState(MrcEv& ev, EvState state)
