@@ -213,7 +213,7 @@ SwitchLinks(const Fabric& fabric, int plane, int tier, uint32_t index)
   return links;
 }
 
-/// Links of a class: "gpu-t0" (a GPU at one end) or "t0-t1" (tier-0 and tier-1 switches).
+/// Links of a class: "gpu-t0" (a GPU at one end), "t0-t1" (tier-0 and tier-1 switches) or "all".
 std::vector<uint32_t>
 ClassLinks(const Fabric& fabric, const std::string& linkClass)
 {
@@ -225,10 +225,32 @@ ClassLinks(const Fabric& fabric, const std::string& linkClass)
     const FabricNode& nb = fabric.Node(b);
     const bool gpu = na.role == NodeRole::Gpu || nb.role == NodeRole::Gpu;
     const bool t0t1 = !gpu && std::min(na.tier, nb.tier) == 0 && std::max(na.tier, nb.tier) == 1;
-    if ((linkClass == "gpu-t0" && gpu) || (linkClass == "t0-t1" && t0t1))
+    if (linkClass == "all" || (linkClass == "gpu-t0" && gpu) || (linkClass == "t0-t1" && t0t1))
       links.push_back(id);
   }
   return links;
+}
+
+/// Sets the scenario's random loss per link class (both directions of each link, from the start);
+/// returns what was set (for the summary).
+nlohmann::json
+ApplyLinkLoss(const ScenarioSpec& spec, const Fabric& fabric, ns3::FabricNetwork& net)
+{
+  nlohmann::json log = nlohmann::json::array();
+  for (const LinkLossSpec& l : spec.linkLoss)
+  {
+    const std::vector<uint32_t> links = ClassLinks(fabric, l.linkClass);
+    for (uint32_t id : links)
+    {
+      auto [a, b] = fabric.Ends(id);
+      const FabricLink& link = fabric.Link(id);
+      Ptr<ns3::FabricChannel> ch = net.GetChannel(id);
+      ch->SetLossRate(ns3::PeekPointer(net.GetPort(a, link.portA)), l.rate);
+      ch->SetLossRate(ns3::PeekPointer(net.GetPort(b, link.portB)), l.rate);
+    }
+    log.push_back({ { "link_class", l.linkClass }, { "rate", l.rate }, { "links", links.size() } });
+  }
+  return log;
 }
 
 /// Schedules the failure timeline; returns a log of what will happen (for the summary).
@@ -488,6 +510,7 @@ RunTransport(const ScenarioSpec& spec,
     w->Start(service);
   }
   nlohmann::json failureLog = ScheduleFailures(spec, *fabric, net);
+  const nlohmann::json linkLossLog = ApplyLinkLoss(spec, *fabric, net);
 
   // Time series and the monitor (stop conditions, progress) on one periodic event.
   SampledPorts sampled = FindSampledPorts(*fabric, net);
@@ -753,6 +776,7 @@ RunTransport(const ScenarioSpec& spec,
                                    : service.Errors() },
     { "gpu_idle_us", gpuIdle.GetSeconds() * 1e6 },
     { "failures", failureLog },
+    { "link_loss", linkLossLog },
     { "ideal_model",
       { { "gpu_bandwidth_gbps", ideal.gpuBandwidthBps / 1e9 },
         { "wire_overhead", ideal.wireOverhead },

@@ -805,7 +805,8 @@ ParseScenario(const nlohmann::json& document, const std::string& origin)
 {
   JsonReader r(document, origin, "");
   r.Expect(
-    { "name", "description", "seed", "topology", "transport", "workloads", "failures", "stop", "outputs", "sweep" });
+    { "name", "description", "seed", "topology", "transport", "workloads", "failures", "link_loss", "stop", "outputs",
+      "sweep" });
   ScenarioSpec s;
   s.file = origin;
   s.document = document;
@@ -823,6 +824,29 @@ ParseScenario(const nlohmann::json& document, const std::string& origin)
     for (size_t i = 0; i < v.size(); ++i)
     {
       s.failures.push_back(ParseFailure(v[i], origin, ItemPath(r, "failures", i), fabric));
+    }
+  }
+  if (r.Has("link_loss"))
+  {
+    const nlohmann::json& v = List(r, "link_loss", "link-loss objects", false);
+    std::set<std::string> classes;
+    for (size_t i = 0; i < v.size(); ++i)
+    {
+      JsonReader e(v[i], origin, ItemPath(r, "link_loss", i));
+      e.Expect({ "link_class", "rate" });
+      LinkLossSpec l;
+      l.linkClass = e.Choice("link_class", { "gpu-t0", "t0-t1", "all" });
+      l.rate = e.Number("rate", 0, 1);
+      if (l.rate >= 1)
+      {
+        e.Fail("rate", "a loss probability below 1 (every packet lost would stop every run), got 1");
+      }
+      if (!classes.insert(l.linkClass).second)
+      {
+        e.Fail("link_class", "\"" + l.linkClass + "\" is given twice; one entry per link class");
+      }
+      e.Finish();
+      s.linkLoss.push_back(l);
     }
   }
   if (r.Has("stop"))

@@ -93,6 +93,13 @@ struct FailureSpec
   std::string where;     ///< JSON path, for messages
 };
 
+/// \brief Random loss on every link of a class from the start (both transports alike).
+struct LinkLossSpec
+{
+  std::string linkClass; ///< "gpu-t0", "t0-t1" or "all"
+  double rate = 0;       ///< probability that a packet crossing such a link is lost, per direction
+};
+
 /// \brief When a run ends: all work done (always), or a limit.
 struct StopSpec
 {
@@ -138,6 +145,7 @@ struct ScenarioSpec
   std::vector<TransportSpec> transports;
   std::vector<WorkloadSpec> workloads;
   std::vector<FailureSpec> failures;
+  std::vector<LinkLossSpec> linkLoss;
   StopSpec stop;
   OutputSpec outputs;
   std::optional<SweepSpec> sweep; ///< absent, or "sweep": null (how one point of a sweep runs)

@@ -167,3 +167,25 @@ TEST_CASE("runner: --set overrides reach the model attributes they name", "[runn
       Scenario(R"([{"type": "mrc"}])", w, "[]", { R"(transport.0.attributes={"ns3::MrcQueuePair::NoSuchThing": 1})" })),
     Catch::Contains("ns3::MrcQueuePair::NoSuchThing"));
 }
+
+TEST_CASE("runner: link_loss loses packets on its link class for both transports alike", "[runner]")
+{
+  // 0.1% on every T0-T1 link of a healthy all-to-all (64 KiB): both transports lose packets there
+  // and only there, and both still deliver every message.
+  const std::string w = R"([{"type": "all_to_all", "gpus": "all", "bytes": 65536}])";
+  for (const std::string transport : { R"([{"type": "mrc"}])", R"([{"type": "rocev2", "qps_per_connection": 8}])" })
+  {
+    DYNAMIC_SECTION(transport)
+    {
+      ScenarioSpec spec = Scenario(transport, w, "[]", { R"(link_loss=[{"link_class": "t0-t1", "rate": 0.001}])" });
+      nlohmann::json r = Run(spec);
+      REQUIRE_FALSE(r["partial"].get<bool>());
+      CHECK(r["messages"]["completed"] == r["messages"]["count"]);
+      CHECK(r["counters"]["drops"]["random_loss"].get<uint64_t>() > 0);
+      CHECK(r["counters"]["retransmissions"].get<uint64_t>() > 0);
+      CHECK(r["link_loss"][0]["links"].get<uint64_t>() == 512);
+      const nlohmann::json clean = Run(Scenario(transport, w));
+      CHECK(clean["counters"]["drops"]["random_loss"].get<uint64_t>() == 0);
+    }
+  }
+}
