@@ -54,15 +54,17 @@ DcqcnRateControl::GetTypeId()
                     MakeUintegerAccessor(&DcqcnRateControl::m_fastRecoverySteps),
                     MakeUintegerChecker<uint32_t>())
       .AddAttribute("AdditiveIncrease",
-                    "R_AI: target-rate step of additive increase (Zhu et al. 2015: 40 Mb/s at 40G; ConnectX "
-                    "rpg_ai_rate 5 Mb/s).",
-                    DataRateValue(DataRate("40Mb/s")),
+                    "R_AI: target-rate step of additive increase. 0 (default): the line rate / 1,000, Zhu et al. "
+                    "2015's 40 Mb/s at 40G scaled with the rate (100 Mb/s on a 100G plane, 800 Mb/s at 800G), "
+                    "as the paper's rates were chosen relative to the line rate (ConnectX rpg_ai_rate 5 Mb/s "
+                    "is operator-tuned).",
+                    DataRateValue(DataRate(0)),
                     MakeDataRateAccessor(&DcqcnRateControl::m_rai),
                     MakeDataRateChecker())
       .AddAttribute("HyperIncrease",
-                    "R_HAI: target-rate step of hyper increase, times the stages past F (10 x R_AI, the ConnectX "
-                    "ratio rpg_hai_rate 50 / rpg_ai_rate 5 Mb/s).",
-                    DataRateValue(DataRate("400Mb/s")),
+                    "R_HAI: target-rate step of hyper increase, times the stages past F. 0 (default): 10 x R_AI, "
+                    "the ConnectX ratio rpg_hai_rate 50 / rpg_ai_rate 5 Mb/s.",
+                    DataRateValue(DataRate(0)),
                     MakeDataRateAccessor(&DcqcnRateControl::m_rhai),
                     MakeDataRateChecker())
       .AddAttribute("MinRate",
@@ -113,6 +115,8 @@ DcqcnRateControl::Start(DataRate lineRate)
   Stop();
   m_running = true;
   m_lineRate = lineRate.GetBitRate();
+  m_aiBps = m_rai.GetBitRate() > 0 ? m_rai.GetBitRate() : std::max<uint64_t>(1, m_lineRate / 1000);
+  m_haiBps = m_rhai.GetBitRate() > 0 ? m_rhai.GetBitRate() : 10 * m_aiBps;
   m_targetRate = m_lineRate;
   SetRate(m_lineRate);
   m_alpha = m_initialAlpha;
@@ -257,11 +261,11 @@ DcqcnRateControl::Increase()
   uint64_t step = 0; // fast recovery (hi < F) keeps the target
   if (lo > f)
   {
-    step = static_cast<uint64_t>(lo - f) * m_rhai.GetBitRate();
+    step = static_cast<uint64_t>(lo - f) * m_haiBps;
   }
   else if (hi >= f)
   {
-    step = m_rai.GetBitRate();
+    step = m_aiBps;
   }
   m_targetRate = step >= m_lineRate - m_targetRate ? m_lineRate : m_targetRate + step;
   // (Rt + Rc) / 2 rounded up, so that the rate reaches Rt exactly instead of stalling 1 b/s short.

@@ -4,12 +4,11 @@
 // hyper increase. Leaves out: the NP (CNP generation) and CP (ECN marking), packet pacing (the QP
 // asks GetRate()), ConnectX's target-rate clamping options and its fixed-point arithmetic.
 //
-// Defaults are the paper's (g = 1/256, K = T = 55 us, B = 10 MB, F = 5, R_AI = 40 Mb/s, chosen
-// for 40G links and not scaled here); where the paper is silent, NVIDIA/Mellanox ConnectX's
-// (MinRate = rpg_min_rate 1 Mb/s; R_HAI = 10 x R_AI as rpg_hai_rate 50 / rpg_ai_rate 5 Mb/s).
-// ConnectX differs on: rpg_time_reset 300 us, rpg_byte_reset 32767, rpg_threshold (F) 1,
-// rpg_ai_rate 5 Mb/s, rate_reduce_monitor_period 4 us. For 100G planes a scenario may scale
-// R_AI/R_HAI by 2.5 (line rate / 40G).
+// Defaults are the paper's (g = 1/256, K = T = 55 us, B = 10 MB, F = 5), with its R_AI of 40 Mb/s
+// at 40G scaled with the line rate (line rate / 1,000: 100 Mb/s on a 100G plane); where the paper
+// is silent, NVIDIA/Mellanox ConnectX's (MinRate = rpg_min_rate 1 Mb/s; R_HAI = 10 x R_AI as
+// rpg_hai_rate 50 / rpg_ai_rate 5 Mb/s). ConnectX differs on: rpg_time_reset 300 us,
+// rpg_byte_reset 32767, rpg_threshold (F) 1, rpg_ai_rate 5 Mb/s, rate_reduce_monitor_period 4 us.
 //
 // Stage counting (our reading, as in the HPCC ns-3 DCQCN code): an increase event is
 // classified by the stages completed *before* it, so the first F events after a CNP are fast
@@ -89,6 +88,8 @@ private:
   uint32_t m_fastRecoverySteps;
   DataRate m_rai;
   DataRate m_rhai;
+  uint64_t m_aiBps = 0;  ///< R_AI in effect (derived from the line rate when m_rai is 0)
+  uint64_t m_haiBps = 0; ///< R_HAI in effect
   DataRate m_minRate;
   Time m_cutInterval;
   double m_alphaIdleThreshold;

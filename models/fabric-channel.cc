@@ -119,8 +119,10 @@ FabricChannel::RefreshArrivalDelay()
 {
   for (uint8_t dir = 0; dir < 2; ++dir)
   {
+    const FabricPort* from = PeekPointer(m_ports[dir]);
     const FabricPort* to = PeekPointer(m_ports[1 - dir]);
-    m_dirs[dir].arrivalDelay = m_delay + (to ? to->GetIngressLatency() : Time(0));
+    m_dirs[dir].arrivalDelay =
+      m_delay + (from ? from->GetEgressLatency() : Time(0)) + (to ? to->GetIngressLatency() : Time(0));
     m_dirs[dir].context = to && to->GetNode() ? to->GetNode()->GetId() : 0;
     m_dirs[dir].toSwitch = to ? dynamic_cast<const FabricSwitch*>(PeekPointer(to->GetNode())) : nullptr;
   }

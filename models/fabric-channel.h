@@ -45,8 +45,9 @@ public:
 
   Time GetDelay() const { return m_delay; }
   void SetDelay(Time delay);
-  /// \brief Recomputes the delay from a frame's last bit leaving to its handling at either end
-  /// (the link's delay plus the receiving port's ingress latency); ports call it when theirs changes.
+  /// \brief Recomputes the delay from a frame's serialisation to its handling at either end (the
+  /// sending port's egress latency, the link's delay, the receiving port's ingress latency); ports
+  /// call it when theirs change.
   void RefreshArrivalDelay();
   /// \brief The port at the other end from `from`.
   FabricPort* Peer(const FabricPort* from) const;

@@ -2,15 +2,14 @@
 
 #include "models/fabric-channel.h"
 #include "models/fabric-parallel-simulator.h"
+#include "models/fabric-pcap-writer.h"
 #include "models/fabric-scheduler.h"
 #include "models/ipv6-usid-header.h"
 #include "models/pfc-pause-header.h"
 #include "models/splitmix.h"
 
 #include "ns3/abort.h"
-#include "ns3/ethernet-header.h"
 #include "ns3/node.h"
-#include "ns3/pcap-file-wrapper.h"
 #include "ns3/simulator.h"
 
 namespace ns3
@@ -122,6 +121,11 @@ FabricPort::DoDispose()
   m_channel = nullptr;
   m_config = nullptr;
   m_pcap = nullptr;
+  if (m_pauseTimes)
+  {
+    m_pauseTimes->expiry.Cancel();
+    m_pauseTimes->refresh.Cancel();
+  }
   for (auto& q : m_queues)
   {
     q.Clear();
@@ -158,6 +162,16 @@ void
 FabricPort::SetIngressLatency(Time latency)
 {
   m_ingressLatency = latency;
+  if (m_channel)
+  {
+    m_channel->RefreshArrivalDelay();
+  }
+}
+
+void
+FabricPort::SetEgressLatency(Time latency)
+{
+  m_egressLatency = latency;
   if (m_channel)
   {
     m_channel->RefreshArrivalDelay();
@@ -422,7 +436,7 @@ FabricPort::StartOne(Time start)
   m_txBytes += size;
   if (m_pcap)
   {
-    WritePcap(*item.frame);
+    WritePcap(*item.frame, true, start);
   }
   m_arrivalPending = m_channel->Transmit(std::move(item.frame), this, m_busyUntil);
   return true;
@@ -549,7 +563,14 @@ FabricPort::PfcHeadroom()
 {
   if (m_pfcHeadroom == 0)
   {
-    const Time cable = m_channel ? m_channel->GetDelay() : Time(0);
+    // The cable's one-way time as the headroom sees it: the peer's receive and transmit
+    // pipelines (a NIC's) lengthen the PAUSE's way there and the frames' way back alike.
+    Time cable;
+    if (m_channel)
+    {
+      const FabricPort* peer = m_channel->Peer(this);
+      cable = m_channel->GetDelay() + (peer->GetIngressLatency() + peer->GetEgressLatency()) / 2;
+    }
     m_pfcHeadroom = m_config->PfcHeadroomOf(m_rateBps, cable);
   }
   return m_pfcHeadroom;
@@ -559,7 +580,16 @@ void
 FabricPort::SendPfc(uint8_t cls, bool pause)
 {
   PfcPauseHeader pfc;
-  pfc.SetPause(cls, pause ? 0xFFFF : 0);
+  const uint16_t quanta = pause ? m_config->PfcPauseQuanta() : 0;
+  pfc.SetPause(cls, quanta);
+  if (pause)
+  {
+    // Held for as long as the buffer stays above XON: sent again before the peer's pause runs out.
+    if (!m_pauseTimes)
+      m_pauseTimes = std::make_unique<PauseTimes>();
+    if (!m_pauseTimes->refresh.IsRunning())
+      m_pauseTimes->refresh = Simulator::Schedule(QuantaTime(quanta) / 2, &FabricPort::RefreshPauses, this);
+  }
   FramePtr frame = FramePtr::Make(NeedsBigFrame<PfcPauseHeader>());
   WriteInner(*frame, pfc);
   if (pause)
@@ -589,16 +619,73 @@ FabricPort::ReceivePfc(const FabricFrame& frame)
     {
       continue;
     }
-    bool pause = pfc.GetQuanta(cls) > 0;
-    if (pause == IsPaused(cls))
+    // A PAUSE (re)starts the class's pause for its quanta; quanta 0 (XON) ends it.
+    const uint16_t quanta = pfc.GetQuanta(cls);
+    const bool pause = quanta > 0;
+    if (pause)
     {
-      continue;
+      if (!m_pauseTimes)
+        m_pauseTimes = std::make_unique<PauseTimes>();
+      m_pauseTimes->until[cls] = Simulator::Now() + QuantaTime(quanta);
     }
-    SetPaused(cls, pause);
-    if (m_traces)
-      m_traces->pause(cls, pause, false);
+    if (pause != IsPaused(cls))
+    {
+      SetPaused(cls, pause);
+      if (m_traces)
+        m_traces->pause(cls, pause, false);
+    }
   }
+  ExpirePauses();
   Kick();
+}
+
+Time
+FabricPort::QuantaTime(uint16_t quanta) const
+{
+  // 512 bit times per quantum, at the port's line rate.
+  return PicoSeconds(static_cast<int64_t>(std::ceil(double(quanta) * 512 * 1e12 / double(m_rateBps))));
+}
+
+void
+FabricPort::ExpirePauses()
+{
+  if (!m_pauseTimes)
+    return;
+  const Time now = Simulator::Now();
+  Time next = Time::Max();
+  bool resumed = false;
+  for (uint8_t cls = 1; cls < m_config->NumClasses(); ++cls)
+  {
+    if (!IsPaused(cls))
+      continue;
+    if (m_pauseTimes->until[cls] <= now)
+    {
+      CatchUp();
+      SetPaused(cls, false);
+      if (m_traces)
+        m_traces->pause(cls, false, false);
+      resumed = true;
+    }
+    else
+    {
+      next = std::min(next, m_pauseTimes->until[cls]);
+    }
+  }
+  m_pauseTimes->expiry.Cancel();
+  if (next != Time::Max())
+    m_pauseTimes->expiry = Simulator::Schedule(next - now, &FabricPort::ExpirePauses, this);
+  if (resumed)
+    Kick();
+}
+
+void
+FabricPort::RefreshPauses()
+{
+  for (uint8_t cls = 1; cls < m_config->NumClasses(); ++cls)
+  {
+    if ((m_pauseSentMask >> cls) & 1)
+      SendPfc(cls, true);
+  }
 }
 
 void
@@ -631,7 +718,7 @@ FabricPort::Receive(FramePtr frame)
 {
   if (m_pcap)
   {
-    WritePcap(*frame);
+    WritePcap(*frame, false, Simulator::Now() - m_ingressLatency);
   }
   if (frame->IsPfc())
   {
@@ -697,23 +784,24 @@ FabricPort::NotifyLinkState(bool up)
 void
 FabricPort::EnablePcap(const std::string& file)
 {
-  m_pcap = CreateObject<PcapFileWrapper>();
-  m_pcap->Open(file, std::ios::out | std::ios::binary);
-  m_pcap->Init(1); // DLT_EN10MB
+  m_pcap = std::make_unique<FabricPcapWriter>(file);
 }
 
 void
-FabricPort::WritePcap(const FabricFrame& frame) const
+FabricPort::WritePcap(const FabricFrame& frame, bool sent, Time at) const
 {
-  const uint16_t protocol = frame.Protocol();
-  Ptr<const Packet> packet = ToPacket(frame);
-  // The simulated frame carries no Ethernet header; the capture gets a real one.
-  EthernetHeader eth(false);
-  eth.SetLengthType(protocol);
-  eth.SetSource(Mac48Address::ConvertFrom(GetAddress()));
-  eth.SetDestination(protocol == kMacControl ? PfcPauseHeader::GetDestinationMac()
-                                             : Mac48Address::ConvertFrom(GetAddress()));
-  m_pcap->Write(Simulator::Now(), eth, packet);
+  const FabricPort* peer = GetPeer();
+  const Mac48Address self = Mac48Address::ConvertFrom(GetAddress());
+  const Mac48Address other = peer ? Mac48Address::ConvertFrom(peer->GetAddress()) : self;
+  // A sent frame's first bit reaches the cable after the port's egress latency.
+  const Time stamp = sent ? at + m_egressLatency : at;
+  // No later record of this port can be stamped before now minus the largest lag: a sent frame
+  // is recorded when the port catches up, at the latest when the frame before it reaches the
+  // peer's handler (the link delay and the peer's ingress latency after this one's first bit
+  // left); a received one an ingress latency after its last bit.
+  const Time lag = (m_channel ? m_channel->GetDelay() : Time(0)) + m_ingressLatency + m_egressLatency +
+                   (peer ? peer->GetIngressLatency() : Time(0));
+  m_pcap->Write(stamp, FrameWireBytes(frame, sent ? self : other, sent ? other : self), Simulator::Now() - lag);
 }
 
 } // namespace ns3

@@ -32,7 +32,7 @@ namespace ns3
 
 class FabricChannel;
 class FabricPort;
-class PcapFileWrapper;
+class FabricPcapWriter;
 
 /// \brief What a node does with a frame one of its ports received.
 class FabricPacketHandler
@@ -87,6 +87,10 @@ public:
   /// \brief Delay between a frame's arrival and its handling by the node (switch latency).
   void SetIngressLatency(Time latency);
   Time GetIngressLatency() const { return m_ingressLatency; }
+  /// \brief Fixed latency between a frame's serialisation and its arrival on the cable (a NIC's
+  /// transmit pipeline): added to every frame this port sends, without changing its rate.
+  void SetEgressLatency(Time latency);
+  Time GetEgressLatency() const { return m_egressLatency; }
   /// \brief Seeds the ECN marking stream (deterministic per run seed, node and port).
   void SetMarkingSeed(uint64_t seed) { m_rng = seed; }
   /// \brief Counts drops into counters[cause] (an array of DropCause::Count, outliving the port).
@@ -162,7 +166,10 @@ public:
   /// \brief Time to put `bytes` of packet on this port's wire (framing and degraded rate included).
   Time TxTime(uint32_t bytes) const;
 
-  /// \brief Writes every frame this port sends and receives to a pcap file (DLT_EN10MB).
+  /// \brief Writes every frame this port sends and receives to a pcap file as a tap on its link
+  /// would see it (FabricPcapWriter: DLT_EN10MB, nanosecond timestamps; sent frames stamped when
+  /// their first bit leaves, received ones when their last bit has arrived). Aborts if the file
+  /// cannot be written.
   void EnablePcap(const std::string& file);
 
   // ---- NetDevice -----------------------------------------------------------------------------
@@ -214,7 +221,9 @@ private:
   void SendPfc(uint8_t cls, bool pause);
   void ReceivePfc(const FabricFrame& frame);
   double NextUniform();
-  void WritePcap(const FabricFrame& frame) const;
+  /// \brief Records `frame`: sent by this port, serialised from `at`, or received, its last bit
+  /// having arrived at `at`.
+  void WritePcap(const FabricFrame& frame, bool sent, Time at) const;
 
   /// The port's trace sources, allocated when the first one is connected. They pass packets
   /// (ToPacket of the frame), so connecting one costs a conversion per event.
@@ -231,7 +240,7 @@ private:
   // The members a frame's hop touches come first, in the object's first four cache lines (the
   // class is line-aligned), so that FabricChannel can prefetch them before the frame arrives.
   FabricPacketHandler* m_handler = nullptr; // with m_pcap, all that Receive reads of the port
-  Ptr<PcapFileWrapper> m_pcap;
+  std::unique_ptr<FabricPcapWriter> m_pcap;
   Time m_busyUntil; ///< the wire is busy until then
   Ptr<PortQueueConfig> m_config;
   Ptr<FabricChannel> m_channel;
@@ -258,6 +267,7 @@ private:
 
   Node* m_node = nullptr;
   Time m_ingressLatency;
+  Time m_egressLatency;
   /// The fallback start event (see the file comment), made once and scheduled again and again;
   /// a cancelled one is replaced (an ns-3 event cannot run once cancelled).
   class WakeEvent;
@@ -272,7 +282,16 @@ private:
   {
     Time closed; ///< closed pause intervals
     Time since;  ///< start of the open one (m_pausedMask != 0)
+    std::array<Time, 8> until; ///< when each class's pause from the peer expires
+    EventId expiry;            ///< at the earliest `until` of a paused class
+    EventId refresh;           ///< re-sends the PAUSEs this port still holds upstream
   };
+  /// \brief Resumes the classes whose pause expired; re-arms for the next.
+  void ExpirePauses();
+  /// \brief Sends again the PAUSE of every class this port still pauses upstream.
+  void RefreshPauses();
+  /// \brief Time of `quanta` pause quanta (512 bit times each) at this port's rate.
+  Time QuantaTime(uint16_t quanta) const;
   std::unique_ptr<PauseTimes> m_pauseTimes;
   uint64_t* m_dropCounters = nullptr;
   /// PFC headroom of this ingress port's lossless classes (PortQueueConfig::PfcHeadroomOf, for its

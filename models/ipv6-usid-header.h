@@ -2,8 +2,8 @@
 // the destination address: a 32-bit locator block followed by up to six 16-bit uSIDs.
 // Leaves out extension headers other than the SRH (see Srv6RoutingHeader) and any checksum logic.
 //
-// Pcap: links write DLT_EN10MB frames, ns3::EthernetHeader with EtherType 0x86DD in front of this
-// header (and 0x8808 for PFC frames, see PfcPauseHeader).
+// Pcap: FabricPcapWriter puts an Ethernet header (EtherType 0x86DD) in front of this header, and
+// rewrites the payload length of trimmed frames and for the ICRC it appends.
 #ifndef MRCSIM_MODELS_IPV6_USID_HEADER_H
 #define MRCSIM_MODELS_IPV6_USID_HEADER_H
 

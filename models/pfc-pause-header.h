@@ -1,7 +1,7 @@
 // The IEEE 802.1Qbb Priority-based Flow Control frame body (MAC control opcode 0x0101, class-enable
 // vector, eight pause quanta), padded to the 46-byte minimum so the frame is 64 bytes on the wire.
-// Leaves out the Ethernet header and FCS: pcap output (DLT_EN10MB) puts an ns3::EthernetHeader
-// with EtherType 0x8808 and destination 01:80:C2:00:00:01 in front of this body.
+// Leaves out the Ethernet header and FCS: pcap output (FabricPcapWriter, DLT_EN10MB) puts an
+// Ethernet header with EtherType 0x8808 and destination 01:80:C2:00:00:01 in front of this body.
 #ifndef MRCSIM_MODELS_PFC_PAUSE_HEADER_H
 #define MRCSIM_MODELS_PFC_PAUSE_HEADER_H
 

@@ -53,6 +53,7 @@ public:
   bool PfcEnabled(uint8_t cls) const { return m_pfcEnabled && cls != kControlClass; }
   uint32_t PfcXoff() const { return m_pfcXoff; }
   uint32_t PfcXon() const { return m_pfcXon; }
+  uint16_t PfcPauseQuanta() const { return m_pfcPauseQuanta; }
   uint32_t PfcHeadroom() const { return m_pfcHeadroom; }
   /// \brief Headroom of a lossless class at an ingress port of `rateBps` whose cable has
   /// `cableDelay`: PfcHeadroom when set, else derived (see the attribute).
@@ -80,6 +81,7 @@ private:
   bool m_pfcEnabled;
   uint32_t m_pfcXoff;
   uint32_t m_pfcXon;
+  uint16_t m_pfcPauseQuanta;
   uint32_t m_pfcHeadroom;
   Time m_pfcResponseTime;
   uint32_t m_pfcMaxFrame;

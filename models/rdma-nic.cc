@@ -36,6 +36,35 @@ RdmaNic::GetTypeId()
                                       UintegerValue(48),
                                       MakeUintegerAccessor(&RdmaNic::m_controlDscp),
                                       MakeUintegerChecker<uint8_t>(0, 63))
+                        .AddAttribute("TxLatency",
+                                      "Transmit pipeline of each NIC port (packet processing, MAC, PCS "
+                                      "and FEC encoding): from a frame's scheduling to its bits on the "
+                                      "cable, added to every frame without changing the rate.",
+                                      TimeValue(NanoSeconds(150)),
+                                      MakeTimeAccessor(&RdmaNic::m_txLatency),
+                                      MakeTimeChecker(Time(0)))
+                        .AddAttribute("RxLatency",
+                                      "Receive pipeline of each NIC port (FEC decoding, MAC, packet "
+                                      "processing): from a frame's last bit off the cable to the NIC "
+                                      "acting on it (data placed, ACK or PAUSE handled).",
+                                      TimeValue(NanoSeconds(150)),
+                                      MakeTimeAccessor(&RdmaNic::m_rxLatency),
+                                      MakeTimeChecker(Time(0)))
+                        .AddAttribute("PostLatency",
+                                      "Host side of a work request, once per message: doorbell, WQE "
+                                      "fetch and the first payload read across PCIe before the QP can "
+                                      "send it (applied by the message service that posts work, the "
+                                      "scenario runner).",
+                                      TimeValue(NanoSeconds(500)),
+                                      MakeTimeAccessor(&RdmaNic::m_postLatency),
+                                      MakeTimeChecker(Time(0)))
+                        .AddAttribute("CompletionLatency",
+                                      "Host side of a receive, once per message: the last payload write "
+                                      "and the completion entry across PCIe before the receiver sees the "
+                                      "message (applied by the scenario runner).",
+                                      TimeValue(NanoSeconds(250)),
+                                      MakeTimeAccessor(&RdmaNic::m_completionLatency),
+                                      MakeTimeChecker(Time(0)))
                         .AddTraceSource("PacketLatency",
                                         "One-way latency of a full data packet, NIC to NIC (EnableLatencyTracing).",
                                         MakeTraceSourceAccessor(&RdmaNic::m_latencyTrace),
@@ -96,6 +125,8 @@ RdmaNic::Attach(Ptr<FabricHost> host)
     auto sw = DynamicCast<FabricSwitch>(host->GetPort(p)->GetPeer()->GetNode());
     NS_ABORT_MSG_IF(!sw, "RdmaNic: NIC port " << p << " of GPU " << host->GetGpuIndex() << " is not wired to a switch");
     m_planes.push_back(sw->GetPlane());
+    host->GetPort(p)->SetEgressLatency(m_txLatency);
+    host->GetPort(p)->SetIngressLatency(m_rxLatency);
   }
   host->SetFrameSink(this); // frames and link states (LinkStateChanged)
 }

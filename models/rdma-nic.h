@@ -63,6 +63,9 @@ public:
   uint8_t DataDscp() const { return m_dataDscp; }
   uint8_t ControlDscp() const { return m_controlDscp; }
   uint32_t Mtu() const { return m_mtu; }
+  /// \brief Host latencies of one message: before its QP has it, after its last byte arrived.
+  Time PostLatency() const { return m_postLatency; }
+  Time CompletionLatency() const { return m_completionLatency; }
 
   uint64_t RxPackets() const { return m_rxPackets; }
   /// \brief Tags data packets with their send time, and fires PacketLatency for each full data
@@ -107,6 +110,10 @@ private:
   std::vector<int> m_planes; ///< plane of each NIC port
   const mrcsim::FabricRouting* m_routing = nullptr;
   uint32_t m_mtu;
+  Time m_txLatency; ///< TxLatency: every NIC port's transmit pipeline
+  Time m_rxLatency; ///< RxLatency: every NIC port's receive pipeline
+  Time m_postLatency;       ///< PostLatency (applied by whoever posts work)
+  Time m_completionLatency; ///< CompletionLatency (applied by whoever takes completions)
   uint8_t m_dataDscp;
   uint8_t m_controlDscp;
   uint64_t m_rxPackets = 0;

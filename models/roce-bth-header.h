@@ -1,6 +1,7 @@
 // The 12-byte InfiniBand Base Transport Header (BTH) as RoCEv2 carries it after UDP, for the RC
 // transport: opcode, flags, partition key, FECN/BECN, destination QP, AckReq, 24-bit PSN.
-// Leaves out the trailing 4-byte invariant CRC (ICRC) and transports other than RC.
+// Leaves out the trailing 4-byte invariant CRC (ICRC; packet captures add it: FabricPcapWriter)
+// and transports other than RC.
 #ifndef MRCSIM_MODELS_ROCE_BTH_HEADER_H
 #define MRCSIM_MODELS_ROCE_BTH_HEADER_H
 

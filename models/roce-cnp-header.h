@@ -1,6 +1,7 @@
 // The 16-byte payload of a RoCEv2 Congestion Notification Packet (IBTA Annex A17.9.3). A CNP on
 // the wire is IPv6 + UDP + RoceBthHeader (opcode 0x81, BECN 1, P_Key 0xFFFF, PSN 0) + these 16
-// reserved zero bytes; MakeCnpBth builds that BTH. Leaves out the trailing ICRC.
+// reserved zero bytes; MakeCnpBth builds that BTH. Leaves out the trailing ICRC (packet captures
+// add it: FabricPcapWriter).
 #ifndef MRCSIM_MODELS_ROCE_CNP_HEADER_H
 #define MRCSIM_MODELS_ROCE_CNP_HEADER_H
 

@@ -1,6 +1,6 @@
 // The 8-byte UDP header as RoCEv2 and MRC use it: the source port carries the entropy value that
-// ECMP switches hash, the destination port is 4791. Leaves out checksum computation (RoCEv2 sends
-// 0, which IPv6 tolerates for tunnel-like protocols; the ICRC is not modelled either).
+// ECMP switches hash, the destination port is 4791. Leaves out checksum computation: simulated
+// frames carry 0; packet captures compute it, and the ICRC after the payload (FabricPcapWriter).
 #ifndef MRCSIM_MODELS_ROCE_UDP_HEADER_H
 #define MRCSIM_MODELS_ROCE_UDP_HEADER_H
 

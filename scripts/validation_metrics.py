@@ -117,6 +117,14 @@ def collective_slowdown(runs, run, transport, workload=None, stat="mean"):
     return collective_time_us(runs, run, transport, workload, stat) / ideal
 
 
+@metric("of line rate")
+def collective_bus_fraction(runs, run, transport, workload=None):
+    """A collective's mean bus bandwidth (NCCL's busbw, summary: busbw_gbps) over one GPU's NIC
+    line rate (ideal_model: gpu_bandwidth_gbps)."""
+    line = runs[run].transport(transport)["ideal_model"]["gpu_bandwidth_gbps"]
+    return collective(runs, run, transport, workload)["busbw_gbps"] / line
+
+
 @metric("µs")
 def message_time_us(runs, run, transport, workload=None, stat="max"):
     """Messages' completion times, post to last byte at the receiver (messages.csv: time_us;

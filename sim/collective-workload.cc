@@ -19,52 +19,55 @@ CeilDiv(uint64_t a, uint64_t b)
 
 /// NCCL's ring: every chunk travels n-1 hops while being reduced, then n-1 more while being
 /// gathered. The chunks differ by at most one byte (rather than the last one taking the whole
-/// remainder) so that the largest is ceil(B/n), the size the ideal time is computed from.
+/// remainder). Pipelined, ring step s is `slices` steps of the schedule: in step s x slices + k a
+/// rank sends slice k of its chunk's share on every channel, which needs slice k of ring step
+/// s - 1, received `slices` steps earlier (the lag).
 class RingAllReduce : public CollectiveAlgorithm
 {
 public:
-  RingAllReduce(uint32_t ranks, uint64_t bytes) : m_n(ranks), m_bytes(bytes) {}
+  RingAllReduce(uint32_t ranks, uint64_t bytes, const RingPipeline& pipeline)
+    : m_n(ranks)
+    , m_bytes(bytes)
+    , m_channels(pipeline.enabled ? pipeline.channels : 1)
+    , m_window(pipeline.enabled ? (pipeline.slots - 1) * m_channels : 0)
+  {
+    NS_ABORT_MSG_IF(pipeline.enabled && (pipeline.channels == 0 || pipeline.chunkBytes == 0 || pipeline.slots == 0),
+                    "RingAllReduce: channels, chunk bytes and slots must be positive");
+    const uint64_t share = CeilDiv(CeilDiv(std::max<uint64_t>(1, m_bytes), m_n), m_channels);
+    m_slices = pipeline.enabled ? static_cast<uint32_t>(CeilDiv(share, pipeline.chunkBytes)) : 1;
+  }
   const char* Name() const override { return "ring_allreduce"; }
   uint64_t RecordBytes() const override { return m_bytes; }
   double BusFactor() const override { return 2.0 * (m_n - 1) / m_n; }
-  /// The dependency chain: a rank's step s+1 needs its neighbour's step s, so on an idle fabric
-  /// the 2(n-1) steps follow one another, each as long as its largest chunk's message. (The pure
-  /// bandwidth bound 2(n-1)/n * B / rate is lower by the per-step latency; a ring that is not
-  /// pipelined within a step cannot reach it.)
-  double IdealS(const IdealModel& ideal) const override
-  {
-    return m_n < 2 ? 0 : 2.0 * (m_n - 1) * ideal.MessageTime(ChunkBytes(0));
-  }
-  uint64_t IterationBytes() const override
-  {
-    // Every chunk is sent n-1 times in each phase.
-    uint64_t all = 0;
-    for (uint32_t c = 0; c < m_n; ++c)
-    {
-      all += ChunkBytes(c);
-    }
-    return 2 * uint64_t(m_n - 1) * all;
-  }
   uint32_t Ranks() const override { return m_n; }
-  uint32_t Steps() const override { return m_n < 2 ? 0 : 2 * (m_n - 1); }
-  uint32_t SendCount(uint32_t, uint32_t) const override { return 1; }
-  Send SendAt(uint32_t rank, uint32_t step, uint32_t) const override
+  uint32_t Steps() const override { return m_n < 2 ? 0 : 2 * (m_n - 1) * m_slices; }
+  uint32_t SendCount(uint32_t, uint32_t) const override { return m_channels; }
+  Send SendAt(uint32_t rank, uint32_t step, uint32_t channel) const override
   {
     // Reduce-scatter step s: rank r passes on chunk r-s, which it has just reduced. All-gather
     // step j: it passes on chunk r+1-j, the complete chunk it received last (its own, r+1, first).
-    const uint32_t chunk = step < m_n - 1 ? (rank + m_n - step) % m_n : (rank + 1 + m_n - (step - (m_n - 1))) % m_n;
-    return { (rank + 1) % m_n, ChunkBytes(chunk) };
+    const uint32_t s = step / m_slices;
+    const uint32_t chunk = s < m_n - 1 ? (rank + m_n - s) % m_n : (rank + 1 + m_n - (s - (m_n - 1))) % m_n;
+    const uint64_t share = Split(ChunkBytes(chunk), m_channels, channel);
+    return { (rank + 1) % m_n, Split(share, m_slices, step % m_slices) };
   }
-  uint32_t ReceiveCount(uint32_t, uint32_t) const override { return 1; }
+  uint32_t ReceiveCount(uint32_t, uint32_t) const override { return m_channels; }
+  uint32_t ReceiveLag() const override { return m_slices - 1; }
+  uint32_t SendWindow() const override { return m_window; }
 
 private:
-  uint64_t ChunkBytes(uint32_t chunk) const
+  /// Part `i` of `bytes` cut in `parts` differing by at most one byte, at least one byte.
+  static uint64_t Split(uint64_t bytes, uint64_t parts, uint64_t i)
   {
-    return std::max<uint64_t>(1, m_bytes / m_n + (chunk < m_bytes % m_n ? 1 : 0));
+    return std::max<uint64_t>(1, bytes / parts + (i < bytes % parts ? 1 : 0));
   }
+  uint64_t ChunkBytes(uint32_t chunk) const { return Split(m_bytes, m_n, chunk); }
 
   uint32_t m_n;
   uint64_t m_bytes;
+  uint32_t m_channels;
+  uint32_t m_window;
+  uint32_t m_slices = 1;
 };
 
 /// Rabenseifner's all-reduce: recursive halving for the reduce-scatter, recursive doubling for the
@@ -84,17 +87,6 @@ public:
   const char* Name() const override { return "hd_allreduce"; }
   uint64_t RecordBytes() const override { return m_bytes; }
   double BusFactor() const override { return 2.0 * (m_n - 1) / m_n; }
-  /// Both partners of a step send at once (full-duplex NICs), so a step lasts one message of its
-  /// largest segment; a segment after h halvings is at most ceil(B / 2^h).
-  double IdealS(const IdealModel& ideal) const override
-  {
-    double s = 0;
-    for (uint32_t h = 1; h <= m_log; ++h)
-    {
-      s += 2 * ideal.MessageTime(std::max<uint64_t>(1, CeilDiv(m_bytes, uint64_t(1) << h)));
-    }
-    return s;
-  }
   uint32_t Ranks() const override { return m_n; }
   uint32_t Steps() const override { return 2 * m_log; }
   uint32_t SendCount(uint32_t, uint32_t) const override { return 1; }
@@ -146,16 +138,6 @@ public:
   const char* Name() const override { return "all_to_all"; }
   uint64_t RecordBytes() const override { return uint64_t(m_n) * m_bytes; }
   double BusFactor() const override { return double(m_n - 1) / m_n; }
-  /// All at once: each NIC sends and receives (n-1) x bytes, the bound being its line rate.
-  /// Pairwise: n-1 exchanges one after the other.
-  double IdealS(const IdealModel& ideal) const override
-  {
-    if (m_n < 2)
-    {
-      return 0;
-    }
-    return m_pairwise ? (m_n - 1) * ideal.MessageTime(m_bytes) : ideal.MessageTime(uint64_t(m_n - 1) * m_bytes);
-  }
   uint32_t Ranks() const override { return m_n; }
   uint64_t IterationBytes() const override { return uint64_t(m_n) * (m_n - 1) * m_bytes; }
   uint32_t Steps() const override { return m_pairwise ? m_n - 1 : 1; }
@@ -256,7 +238,11 @@ CollectiveWorkload::BeginIteration(uint32_t g)
   record.ranks = static_cast<uint32_t>(group.gpus.size());
   record.bytes = algorithm.RecordBytes();
   record.start = ns3::Simulator::Now();
-  record.idealS = algorithm.IdealS(m_ideal);
+  if (group.idealS < 0 || algorithm.Varies())
+  {
+    group.idealS = IdealOf(group);
+  }
+  record.idealS = group.idealS;
   record.busFactor = algorithm.BusFactor();
   group.record = m_collectives.size();
   m_collectives.push_back(std::move(record));
@@ -264,10 +250,7 @@ CollectiveWorkload::BeginIteration(uint32_t g)
   group.ranksDone = 0;
   for (Rank& rank : group.ranks)
   {
-    rank.step = 0;
-    rank.sendsPending = 0;
-    rank.received = 0;
-    rank.early.clear();
+    rank = Rank{};
   }
   if (algorithm.Steps() == 0)
   {
@@ -291,31 +274,125 @@ CollectiveWorkload::EnterStep(uint32_t g, uint32_t r)
 {
   Group& group = m_groups[g];
   Rank& rank = group.ranks[r];
-  rank.received = 0;
-  for (std::size_t i = 0; i < rank.early.size(); ++i)
-  {
-    if (rank.early[i].first == rank.step)
-    {
-      rank.received = rank.early[i].second;
-      rank.early[i] = rank.early.back();
-      rank.early.pop_back();
-      break;
-    }
-  }
   const uint32_t step = rank.step;
   const uint32_t sends = group.algorithm->SendCount(r, step);
-  rank.sendsPending = sends;
+  rank.sendsPending += sends;
   for (uint32_t i = 0; i < sends; ++i)
   {
     const CollectiveAlgorithm::Send send = group.algorithm->SendAt(r, step, i);
     const uint32_t src = group.gpus[r];
     const uint32_t dst = group.gpus[send.dst];
-    const std::size_t message = RecordMessage(src, dst, send.bytes, m_ideal.MessageTime(send.bytes));
+    const std::size_t message = RecordMessage(src, dst, send.bytes, m_ideal.MessageTime(src, dst, send.bytes));
     m_bytesPosted += send.bytes;
     m_posting = true;
     m_service->Send(
       src, dst, send.bytes, [this, g, r, peer = send.dst, step, message] { OnMessageDone(g, r, peer, step, message); });
     m_posting = false;
+  }
+}
+
+double
+CollectiveWorkload::IdealOf(const Group& group) const
+{
+  const CollectiveAlgorithm& algorithm = *group.algorithm;
+  const uint32_t n = algorithm.Ranks();
+  const uint32_t steps = algorithm.Steps();
+  const uint32_t keep = algorithm.ReceiveLag() + 1;
+  const bool sendsGate = algorithm.SendWindow() == 0;
+  // The shortest latency a last packet of `payload` bytes can have, between any two GPUs.
+  const auto nearest = [this](uint64_t payload)
+  { return m_ideal.paths ? m_ideal.PathLatencyS(1, payload) : m_ideal.baseLatencyS; };
+  // Per rank, through the current step: when it may enter it; when all its sends and all its
+  // receives so far can be complete (receives kept for `keep` steps, for the lag); the bytes its
+  // NIC sent and received, and the smallest last packet among them.
+  std::vector<double> enter(n, 0.0);
+  std::vector<double> sendsDone(n, 0.0);
+  std::vector<double> received(std::size_t(n) * keep, 0.0);
+  std::vector<uint64_t> bytesOut(n, 0);
+  std::vector<uint64_t> bytesIn(n, 0);
+  std::vector<uint64_t> smallestOut(n, UINT64_MAX);
+  std::vector<uint64_t> smallestIn(n, UINT64_MAX);
+  for (uint32_t t = 0; t < steps; ++t)
+  {
+    const std::size_t slot = t % keep;
+    for (uint32_t r = 0; r < n && t > 0; ++r)
+    {
+      // Entering step t: the receives through step t - keep, and without a window, its sends.
+      if (t >= keep)
+      {
+        enter[r] = std::max(enter[r], received[std::size_t(r) * keep + slot]);
+      }
+      if (sendsGate)
+      {
+        enter[r] = std::max(enter[r], sendsDone[r]);
+      }
+    }
+    for (uint32_t r = 0; r < n; ++r)
+    {
+      // Receives through step t start from those through step t - 1.
+      received[std::size_t(r) * keep + slot] = received[std::size_t(r) * keep + (t + keep - 1) % keep];
+    }
+    for (uint32_t r = 0; r < n; ++r)
+    {
+      for (uint32_t i = 0; i < algorithm.SendCount(r, t); ++i)
+      {
+        const CollectiveAlgorithm::Send send = algorithm.SendAt(r, t, i);
+        const uint32_t src = group.gpus[r];
+        const uint32_t dst = group.gpus[send.dst];
+        const double done = enter[r] + m_ideal.MessageTime(src, dst, send.bytes);
+        const uint64_t last = m_ideal.LastPacketPayload(send.bytes);
+        bytesOut[r] += send.bytes;
+        bytesIn[send.dst] += send.bytes;
+        smallestOut[r] = std::min(smallestOut[r], last);
+        smallestIn[send.dst] = std::min(smallestIn[send.dst], last);
+        sendsDone[r] = std::max(sendsDone[r], done);
+        double& in = received[std::size_t(send.dst) * keep + slot];
+        in = std::max(in, done);
+      }
+    }
+    // No NIC sends or receives faster than its line rate, from the iteration's start.
+    for (uint32_t r = 0; r < n; ++r)
+    {
+      if (bytesOut[r] > 0)
+      {
+        sendsDone[r] = std::max(sendsDone[r], m_ideal.SerialisationS(bytesOut[r]) + nearest(smallestOut[r]));
+      }
+      if (bytesIn[r] > 0)
+      {
+        double& in = received[std::size_t(r) * keep + slot];
+        in = std::max(in, m_ideal.SerialisationS(bytesIn[r]) + nearest(smallestIn[r]));
+      }
+    }
+  }
+  double end = 0;
+  for (uint32_t r = 0; r < n; ++r)
+  {
+    end = std::max({ end, sendsDone[r], steps > 0 ? received[std::size_t(r) * keep + (steps - 1) % keep] : 0.0 });
+  }
+  return end;
+}
+
+void
+CollectiveWorkload::TakeReceive(Rank& rank, uint32_t step, const CollectiveAlgorithm& algorithm)
+{
+  if (step == rank.recvStep)
+  {
+    ++rank.received;
+  }
+  else
+  {
+    // Ahead of the first incomplete step (a faster peer, or a pipelined rank): kept until then.
+    auto it = std::find_if(rank.early.begin(),
+                           rank.early.end(),
+                           [step](const std::pair<uint32_t, uint32_t>& e) { return e.first == step; });
+    if (it == rank.early.end())
+    {
+      rank.early.emplace_back(step, 1);
+    }
+    else
+    {
+      ++it->second;
+    }
   }
 }
 
@@ -325,9 +402,37 @@ CollectiveWorkload::Advance(uint32_t g, uint32_t r)
   Group& group = m_groups[g];
   Rank& rank = group.ranks[r];
   const CollectiveAlgorithm& algorithm = *group.algorithm;
-  while (rank.sendsPending == 0 && rank.received == algorithm.ReceiveCount(r, rank.step))
+  const uint32_t steps = algorithm.Steps();
+  const uint32_t lag = algorithm.ReceiveLag();
+  const uint32_t window = algorithm.SendWindow();
+  for (;;)
   {
-    if (++rank.step == algorithm.Steps())
+    // Steps whose receives are all in are behind the rank; the next one's early receives count.
+    while (rank.recvStep < steps && rank.received == algorithm.ReceiveCount(r, rank.recvStep))
+    {
+      ++rank.recvStep;
+      rank.received = 0;
+      for (std::size_t i = 0; i < rank.early.size(); ++i)
+      {
+        if (rank.early[i].first == rank.recvStep)
+        {
+          rank.received = rank.early[i].second;
+          rank.early[i] = rank.early.back();
+          rank.early.pop_back();
+          break;
+        }
+      }
+    }
+    const bool last = rank.step + 1 == steps;
+    // Leaving step t needs the receives of steps up to t - lag (all of them after the last step)
+    // and at most `window` sends in flight (none after the last step).
+    const bool receivesIn = last ? rank.recvStep == steps : rank.recvStep + lag > rank.step;
+    const bool sendsDone = rank.sendsPending <= (last ? 0 : window);
+    if (rank.step == steps || !receivesIn || !sendsDone)
+    {
+      return;
+    }
+    if (++rank.step == steps)
     {
       if (++group.ranksDone == group.ranks.size())
       {
@@ -347,32 +452,10 @@ CollectiveWorkload::OnMessageDone(uint32_t g, uint32_t src, uint32_t dst, uint32
                   "CollectiveWorkload " << m_name << ": the message service completed a message inside Send");
   m_messages[message].done = ns3::Simulator::Now();
   Group& group = m_groups[g];
-  // The sender is still in `step`: it cannot leave a step before its sends are done.
   --group.ranks[src].sendsPending;
-  Rank& receiver = group.ranks[dst];
-  const bool receiverWaits = receiver.step == step;
-  if (receiverWaits)
-  {
-    ++receiver.received;
-  }
-  else
-  {
-    // The receiver is behind (a faster peer is already a step ahead): keep the count until it
-    // gets there.
-    auto it = std::find_if(receiver.early.begin(),
-                           receiver.early.end(),
-                           [step](const std::pair<uint32_t, uint32_t>& e) { return e.first == step; });
-    if (it == receiver.early.end())
-    {
-      receiver.early.emplace_back(step, 1);
-    }
-    else
-    {
-      ++it->second;
-    }
-  }
+  TakeReceive(group.ranks[dst], step, *group.algorithm);
   Advance(g, src);
-  if (receiverWaits)
+  if (dst != src)
   {
     Advance(g, dst);
   }
@@ -401,9 +484,9 @@ CollectiveWorkload::EndIteration(uint32_t g)
 }
 
 std::unique_ptr<CollectiveAlgorithm>
-MakeRingAllReduce(uint32_t ranks, uint64_t bytes)
+MakeRingAllReduce(uint32_t ranks, uint64_t bytes, const RingPipeline& pipeline)
 {
-  return std::make_unique<RingAllReduce>(ranks, bytes);
+  return std::make_unique<RingAllReduce>(ranks, bytes, pipeline);
 }
 
 std::unique_ptr<CollectiveAlgorithm>

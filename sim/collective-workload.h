@@ -39,9 +39,6 @@ public:
   /// \brief CollectiveRecord::bytes (NCCL's "size") and CollectiveRecord::busFactor.
   virtual uint64_t RecordBytes() const = 0;
   virtual double BusFactor() const = 0;
-  /// \brief Completion time of one iteration on an idle fabric.
-  virtual double IdealS(const IdealModel& ideal) const = 0;
-
   /// \brief Bytes all ranks send in one iteration (progress); by default, every step's sends
   /// added up.
   virtual uint64_t IterationBytes() const;
@@ -53,6 +50,13 @@ public:
   virtual uint32_t ReceiveCount(uint32_t rank, uint32_t step) const = 0;
   /// \brief Called before each iteration (a permutation draws its next derangement here).
   virtual void BeginIteration() {}
+  /// \brief Whether the schedule changes between iterations (then its ideal is recomputed).
+  virtual bool Varies() const { return false; }
+  /// \brief Steps a rank may run ahead of its receives: it enters step t once the receives of
+  /// steps up to t - 1 - ReceiveLag() are in (0: a step waits for the previous step's receives).
+  virtual uint32_t ReceiveLag() const { return 0; }
+  /// \brief Sends that may still be in flight when a rank leaves a step (0: all of its own).
+  virtual uint32_t SendWindow() const { return 0; }
 };
 
 /// \brief Groups running a CollectiveAlgorithm each, concurrently and independently. A group's
@@ -85,9 +89,10 @@ private:
   /// Where a rank is within the current iteration.
   struct Rank
   {
-    uint32_t step = 0;
-    uint32_t sendsPending = 0;
-    uint32_t received = 0;                            ///< receives of `step` so far
+    uint32_t step = 0;         ///< the step whose sends were posted last
+    uint32_t sendsPending = 0; ///< of every step
+    uint32_t recvStep = 0;     ///< the first step whose receives are not all in
+    uint32_t received = 0;     ///< receives of `recvStep` so far
     std::vector<std::pair<uint32_t, uint32_t>> early; ///< (step, count) that arrived ahead
   };
   struct Group
@@ -98,7 +103,16 @@ private:
     uint32_t iteration = 0;
     uint32_t ranksDone = 0;
     std::size_t record = 0; ///< index of the current iteration's CollectiveRecord
+    double idealS = -1;     ///< of one iteration (IdealOf), once computed
   };
+
+  /// \brief A lower bound on one iteration of `group` on an idle fabric: the algorithm's own
+  /// schedule (its step dependencies, ReceiveLag and, without a window, each step's sends) with
+  /// every message as fast as IdealModel allows, and each NIC sending and receiving no faster
+  /// than its line rate.
+  double IdealOf(const Group& group) const;
+  /// \brief Counts the receives of `step` that arrived, then moves recvStep past complete steps.
+  void TakeReceive(Rank& rank, uint32_t step, const CollectiveAlgorithm& algorithm);
 
   void BeginIteration(uint32_t group);
   /// Enters rank's current step: posts its sends and takes the receives that came early.
@@ -121,10 +135,23 @@ private:
   bool m_posting = false; ///< inside MessageService::Send (which must not complete synchronously)
 };
 
+/// \brief How NCCL pipelines a ring (defaults: NCCL's Simple protocol, see docs/MODEL.md).
+struct RingPipeline
+{
+  bool enabled = true;
+  uint32_t channels = 1;           ///< rings over the same ranks, each on its share of the buffer
+  uint64_t chunkBytes = 512 << 10; ///< a slice: NCCL_BUFFSIZE (4 MiB) / NCCL_STEPS (8)
+  uint32_t slots = 8;              ///< slices in flight per channel (NCCL_STEPS)
+};
+
 /// \brief NCCL ring all-reduce of `bytes` per GPU over `ranks`: the buffer in `ranks` chunks
-/// differing by at most one byte (at least one byte each), 2(n-1) steps in which rank r sends one
-/// chunk to r+1 (n-1 reduce-scatter, then n-1 all-gather).
-std::unique_ptr<CollectiveAlgorithm> MakeRingAllReduce(uint32_t ranks, uint64_t bytes);
+/// differing by at most one byte (at least one byte each), 2(n-1) ring steps in which rank r
+/// sends one chunk to r+1 (n-1 reduce-scatter, then n-1 all-gather). Pipelined, each chunk is
+/// split among the channels and into slices of at most chunkBytes; a rank forwards a slice as
+/// soon as it holds the slice it depends on, with up to `slots` slices per channel in flight.
+/// Not pipelined, a ring step sends the whole chunk and waits for the previous one.
+std::unique_ptr<CollectiveAlgorithm> MakeRingAllReduce(uint32_t ranks, uint64_t bytes,
+                                                       const RingPipeline& pipeline = RingPipeline{ false });
 
 /// \brief Recursive halving-doubling all-reduce (Rabenseifner) of `bytes` per GPU over `ranks`, a
 /// power of two: reduce-scatter in log2 n steps, step k exchanging half the current segment with

@@ -21,7 +21,6 @@ public:
   const char* Name() const override { return "permutation"; }
   uint64_t RecordBytes() const override { return m_bytes; }
   double BusFactor() const override { return 1; }
-  double IdealS(const IdealModel& ideal) const override { return ideal.MessageTime(m_bytes); }
   uint64_t IterationBytes() const override { return uint64_t(m_n) * m_bytes; }
   uint32_t Ranks() const override { return m_n; }
   uint32_t Steps() const override { return 1; }
@@ -29,6 +28,7 @@ public:
   Send SendAt(uint32_t rank, uint32_t, uint32_t) const override { return { m_perm[rank], m_bytes }; }
   uint32_t ReceiveCount(uint32_t, uint32_t) const override { return 1; }
   void BeginIteration() override { m_perm = DrawDerangement(m_n, m_state); }
+  bool Varies() const override { return true; }
 
 private:
   uint32_t m_n;
@@ -44,12 +44,6 @@ public:
   const char* Name() const override { return "incast"; }
   uint64_t RecordBytes() const override { return uint64_t(m_senders) * m_bytes; }
   double BusFactor() const override { return 1; }
-  /// The receiver's NIC is the bottleneck: it takes all the bytes at line rate, the last one
-  /// arriving one latency after the first was sent.
-  double IdealS(const IdealModel& ideal) const override
-  {
-    return ideal.baseLatencyS + double(m_senders) * double(m_bytes) * 8 * ideal.wireOverhead / ideal.gpuBandwidthBps;
-  }
   uint64_t IterationBytes() const override { return uint64_t(m_senders) * m_bytes; }
   uint32_t Ranks() const override { return m_senders + 1; }
   uint32_t Steps() const override { return 1; }

@@ -26,7 +26,7 @@ RandomWorkload::RandomWorkload(std::string name,
   , m_meanGapS(load > 0 ? double(bytes) * 8 / (load * ideal.gpuBandwidthBps) : 0)
   , m_start(start)
   , m_end(start + duration)
-  , m_messageIdealS(ideal.MessageTime(bytes))
+  , m_ideal(ideal)
   , m_expectedBytes(static_cast<uint64_t>(
       std::llround(double(m_gpus.size()) * load * ideal.gpuBandwidthBps / 8 * duration.GetSeconds())))
 {
@@ -80,7 +80,7 @@ RandomWorkload::Arrive(uint32_t i)
   const uint64_t k = UniformBelow(m_streams[i], m_gpus.size() - 1);
   const uint32_t src = m_gpus[i];
   const uint32_t dst = m_gpus[k >= i ? k + 1 : k];
-  const std::size_t message = RecordMessage(src, dst, m_bytes, m_messageIdealS);
+  const std::size_t message = RecordMessage(src, dst, m_bytes, m_ideal.MessageTime(src, dst, m_bytes));
   m_bytesPosted += m_bytes;
   ++m_outstanding;
   m_service->Send(src, dst, m_bytes, [this, message] { OnMessageDone(message); });

@@ -54,7 +54,7 @@ private:
   double m_meanGapS; ///< 0: no traffic
   ns3::Time m_start;
   ns3::Time m_end;
-  double m_messageIdealS;
+  IdealModel m_ideal;
   uint64_t m_expectedBytes;
   MessageService* m_service = nullptr;
   uint64_t m_bytesPosted = 0;

@@ -1,6 +1,7 @@
 #include "sim/scenario-runner.h"
 
 #include "sim/latency-histogram.h"
+#include "sim/pcap-capture.h"
 #include "sim/process-stats.h"
 
 #include "models/fabric-packet.h"
@@ -81,9 +82,37 @@ class NetworkService : public MessageService
 public:
   NetworkService(ns3::FabricNetwork& net, const TransportSpec& transport) : m_net(net), m_transport(transport) {}
 
+  /// The NICs' host latencies (RdmaNic PostLatency and CompletionLatency) bracket the message:
+  /// its QPs have it PostLatency after the post, and the receiver sees it CompletionLatency after
+  /// its last byte arrived.
   void Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done) override
   {
     Connection& c = Get(src, dst);
+    const ns3::Time post = ns3::GetOrCreateNic(m_net, src)->PostLatency();
+    const ns3::Time completion = ns3::GetOrCreateNic(m_net, dst)->CompletionLatency();
+    if (completion.IsStrictlyPositive())
+    {
+      done = [completion, done = std::move(done)] { ns3::Simulator::Schedule(completion, done); };
+    }
+    if (post.IsStrictlyPositive())
+    {
+      ns3::Simulator::Schedule(post,
+                               [this, &c, src, bytes, done = std::move(done)]() mutable
+                               { Post(c, src, bytes, std::move(done)); });
+      return;
+    }
+    Post(c, src, bytes, std::move(done));
+  }
+
+  const std::vector<Ptr<RdmaQueuePair>>& AllQps() const { return m_qps; }
+  const std::vector<std::string>& Errors() const { return m_errors; }
+  /// \brief One-way latency of every full data packet, NIC to NIC, microseconds.
+  const LatencyHistogram& PacketLatency() const { return m_packetLatency; }
+  uint64_t EvTransitions() const { return m_evTransitions; }
+
+private:
+  void Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done)
+  {
     const bool forward = src == c.a;
     auto& senders = forward ? c.aSide : c.bSide;
     auto& pending = forward ? c.bPending : c.aPending;
@@ -111,13 +140,6 @@ public:
     }
   }
 
-  const std::vector<Ptr<RdmaQueuePair>>& AllQps() const { return m_qps; }
-  const std::vector<std::string>& Errors() const { return m_errors; }
-  /// \brief One-way latency of every full data packet, NIC to NIC, microseconds.
-  const LatencyHistogram& PacketLatency() const { return m_packetLatency; }
-  uint64_t EvTransitions() const { return m_evTransitions; }
-
-private:
   Connection& Get(uint32_t src, uint32_t dst)
   {
     const uint64_t key = (uint64_t(std::min(src, dst)) << 32) | std::max(src, dst);
@@ -401,28 +423,71 @@ MakeIdealModel(const FabricRouting& routing, uint32_t mtu)
 {
   const Fabric& fabric = routing.GetFabric();
   IdealModel m;
+  auto paths = std::make_shared<IdealModel::Paths>();
   const VertexId g0 = fabric.Gpu(0);
   for (uint16_t p = 0; p < fabric.Degree(g0); ++p)
     m.gpuBandwidthBps += double(fabric.LinkAt(g0, p).rateBps);
-  // A full data packet on the wire: IPv6 with a uSID carrier, UDP, BTH, RETH, payload, framing.
-  ns3::FabricPacketSpec ps;
-  ps.payloadBytes = mtu;
+  // The fewest header bytes any transport puts on a full packet: IPv6, UDP and BTH (RoCEv2's
+  // middle packets; MRC adds a RETH to every packet), then Ethernet framing.
   ns3::UintegerValue framingValue;
   ns3::CreateObject<ns3::PortQueueConfig>()->GetAttribute("FramingBytes", framingValue);
-  const double wire = double(ns3::MakeFabricPacket(ps)->GetSize() + framingValue.Get());
-  m.wireOverhead = wire / double(mtu);
-  // Latency of one packet on the longest shortest path: GPU 0 to the last GPU (another leaf
-  // when there is one), store-and-forward at each switch.
-  ns3::TimeValue fwd;
-  ns3::CreateObject<ns3::FabricSwitch>()->GetAttribute("ForwardingLatency", fwd);
-  const uint32_t far = static_cast<uint32_t>(fabric.NumGpus() - 1);
-  const auto path = routing.Path(0, far, fabric.Node(fabric.Peer(g0, 0).node).plane, 0);
-  const double linkRate = double(fabric.LinkAt(g0, 0).rateBps);
-  const double delay = fabric.LinkAt(g0, 0).delayNs * 1e-9;
-  const size_t switches = path.empty() ? 1 : path.size();
-  const size_t links = switches + 1;
-  m.baseLatencyS =
-    double(links) * delay + double(links - 1) * wire * 8 / linkRate + double(switches) * fwd.Get().GetSeconds();
+  paths->mtu = mtu;
+  paths->headerWireBytes = double(ns3::FabricHeaderBytes(false) + framingValue.Get());
+  m.wireOverhead = (double(mtu) + paths->headerWireBytes) / double(mtu);
+  ns3::TimeValue value;
+  ns3::CreateObject<ns3::FabricSwitch>()->GetAttribute("ForwardingLatency", value);
+  paths->switchLatencyS = value.Get().GetSeconds();
+  auto nic = ns3::CreateObject<ns3::RdmaNic>();
+  nic->GetAttribute("TxLatency", value);
+  paths->nicLatencyS = value.Get().GetSeconds();
+  for (const char* attribute : { "RxLatency", "PostLatency", "CompletionLatency" })
+  {
+    nic->GetAttribute(attribute, value);
+    paths->nicLatencyS += value.Get().GetSeconds();
+  }
+  // Cables: the shortest and fastest of each kind, so that no pair is given more than it pays.
+  double gpuDelay = 1e9, fabricDelay = 1e9;
+  for (uint32_t id = 0; id < fabric.NumLinks(); ++id)
+  {
+    const FabricLink& l = fabric.Link(id);
+    const auto [a, b] = fabric.Ends(id);
+    const bool gpuLink = fabric.Node(a).role == NodeRole::Gpu || fabric.Node(b).role == NodeRole::Gpu;
+    (gpuLink ? gpuDelay : fabricDelay) = std::min(gpuLink ? gpuDelay : fabricDelay, l.delayNs * 1e-9);
+    double& rate = gpuLink ? paths->gpuLinkRateBps : paths->fabricLinkRateBps;
+    rate = std::max(rate, double(l.rateBps));
+  }
+  paths->gpuLinkDelayS = gpuDelay < 1e9 ? gpuDelay : 0;
+  paths->fabricLinkDelayS = fabricDelay < 1e9 ? fabricDelay : 0;
+  if (paths->fabricLinkRateBps == 0)
+    paths->fabricLinkRateBps = paths->gpuLinkRateBps;
+  // Which leaf each GPU hangs from, and switches between leaves (a plane's table; planes are alike).
+  const int plane = fabric.Node(fabric.Peer(g0, 0).node).plane;
+  paths->leaves = static_cast<uint32_t>(routing.NumLeaves(plane));
+  paths->leafOf.resize(fabric.NumGpus());
+  for (uint32_t g = 0; g < fabric.NumGpus(); ++g)
+    paths->leafOf[g] = routing.Attach(g, plane).leafIndex;
+  constexpr uint64_t kMaxTable = uint64_t(1) << 24; // 16 MiB: 4,096 leaves
+  if (uint64_t(paths->leaves) * paths->leaves <= kMaxTable)
+  {
+    paths->switches.assign(std::size_t(paths->leaves) * paths->leaves, 1);
+    uint8_t apart = 255;
+    for (uint32_t a = 0; a < paths->leaves; ++a)
+      for (uint32_t b = 0; b < paths->leaves; ++b)
+      {
+        const int d = routing.Distance(routing.Leaf(plane, a), b);
+        // Unreachable in this plane: the shortest any pair apart can be (it cannot be less).
+        paths->switches[std::size_t(a) * paths->leaves + b] = static_cast<uint8_t>(d < 0 ? 0 : d + 1);
+        if (a != b && d >= 0)
+          apart = std::min<uint8_t>(apart, static_cast<uint8_t>(d + 1));
+      }
+    paths->minSwitchesApart = apart == 255 ? 3 : apart;
+    for (auto& sw : paths->switches)
+      if (sw == 0)
+        sw = paths->minSwitchesApart;
+  }
+  m.paths = paths;
+  // The fabric's longest shortest path, for a full packet (the fabric's BDP comes from it).
+  m.baseLatencyS = m.PathLatencyS(std::max(1, routing.MaxSwitchHops()), mtu);
   return m;
 }
 
@@ -511,6 +576,7 @@ RunTransport(const ScenarioSpec& spec,
   }
   nlohmann::json failureLog = ScheduleFailures(spec, *fabric, net);
   const nlohmann::json linkLossLog = ApplyLinkLoss(spec, *fabric, net);
+  EnablePcapCaptures(spec, *fabric, net, options.outDir); // outputs.pcap (sim/pcap-capture.h)
 
   // Time series and the monitor (stop conditions, progress) on one periodic event.
   SampledPorts sampled = FindSampledPorts(*fabric, net);
@@ -523,6 +589,35 @@ RunTransport(const ScenarioSpec& spec,
     series << "time_us,plane,goodput_gbps,uplink_utilisation\n";
   }
   TimeSeries timeSeries;
+  // outputs.ports: both ends of each listed link, each once.
+  struct SampledPort
+  {
+    uint32_t link;
+    std::string node;
+    uint16_t port;
+    Ptr<FabricPort> p;
+    double rateBps;
+    uint64_t lastTx = 0;
+  };
+  std::vector<SampledPort> portSamples;
+  {
+    std::set<std::pair<VertexId, uint16_t>> seen;
+    for (const LinkSelector& s : spec.outputs.portLinks)
+    {
+      const uint32_t id = ResolveLink(*fabric, s, spec.file);
+      const auto [a, b] = fabric->Ends(id);
+      const FabricLink& l = fabric->Link(id);
+      for (const auto& [v, port] : { std::make_pair(a, l.portA), std::make_pair(b, l.portB) })
+        if (seen.insert({ v, port }).second)
+          portSamples.push_back({ id, fabric->VertexName(v), port, net.GetPort(v, port), double(l.rateBps) });
+    }
+  }
+  std::ofstream portsCsv;
+  if (!options.outDir.empty() && !portSamples.empty())
+  {
+    portsCsv.open(options.outDir + "/ports.csv");
+    portsCsv << "time_us,link,node,port,queue_bytes,utilisation\n";
+  }
   std::vector<uint64_t> lastGood(planes, 0);
   std::vector<uint64_t> lastUp(planes, 0);
   std::string stopReason = "all work done";
@@ -556,6 +651,25 @@ RunTransport(const ScenarioSpec& spec,
       }
       lastGood[p] = good;
       lastUp[p] = up;
+    }
+    for (SampledPort& sp : portSamples)
+    {
+      uint64_t queued = 0;
+      for (uint8_t cls = 0; cls < sp.p->QueueConfig()->NumClasses(); ++cls)
+        queued += sp.p->QueueBytes(cls);
+      const uint64_t tx = sp.p->TxBytes();
+      const double utilisation = double(tx - sp.lastTx) * 8 / interval.GetSeconds() / sp.rateBps;
+      sp.lastTx = tx;
+      TimeSeries::Ports& ps = timeSeries.ports;
+      ps.timeUs.push_back(double(Simulator::Now().GetPicoSeconds()) / 1e6);
+      ps.link.push_back(sp.link);
+      ps.node.push_back(sp.node);
+      ps.port.push_back(sp.port);
+      ps.queueBytes.push_back(queued);
+      ps.utilisation.push_back(utilisation);
+      if (portsCsv.is_open())
+        portsCsv << Simulator::Now().GetMicroSeconds() << "," << sp.link << "," << sp.node << "," << sp.port << ","
+                 << queued << "," << utilisation << "\n";
     }
     if (allDone())
     {

@@ -38,6 +38,16 @@ struct TimeSeries
   std::vector<int32_t> plane;            ///< plane of the row (0 on a single-plane fabric)
   std::vector<double> goodputGbps;       ///< delivered to GPUs by the plane's last-hop ports
   std::vector<double> uplinkUtilisation; ///< T0 up-ports' transmitted bits over their capacity
+  /// outputs.ports: one row per sample and sampled port, in the order of ports.csv.
+  struct Ports
+  {
+    std::vector<double> timeUs;
+    std::vector<uint32_t> link;       ///< link id
+    std::vector<std::string> node;    ///< the port's node, e.g. "p0.t0.3", "gpu5"
+    std::vector<uint32_t> port;       ///< port number at that node
+    std::vector<uint64_t> queueBytes; ///< queued to send, all classes, at the sample
+    std::vector<double> utilisation;  ///< bits sent since the last sample over the port's capacity
+  } ports;
 };
 
 /// \brief Result of one transport's run.

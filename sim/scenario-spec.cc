@@ -58,6 +58,10 @@ const std::vector<TypedKey> kWorkloadKeys{
   { "group_size", kCollectives },
   { "placement", kCollectives },
   { "mode", { "all_to_all" } },
+  { "pipelined", { "ring_allreduce" } },
+  { "channels", { "ring_allreduce" } },
+  { "chunk_bytes", { "ring_allreduce" } },
+  { "slots", { "ring_allreduce" } },
   { "iterations", { "ring_allreduce", "hd_allreduce", "all_to_all", "permutation" } },
   { "compute_us", { "ring_allreduce", "hd_allreduce", "all_to_all", "permutation" } },
   { "receiver", { "incast" } },
@@ -515,6 +519,21 @@ ParseWorkload(const nlohmann::json& v,
     {
       w.mode = r.Choice("mode", { "all_at_once", "pairwise" }, w.mode);
     }
+    if (w.type == "ring_allreduce")
+    {
+      w.pipelined = r.Bool("pipelined", w.pipelined);
+      for (const char* key : { "channels", "chunk_bytes", "slots" })
+      {
+        if (!w.pipelined && r.Has(key))
+        {
+          r.Fail(key, "set with \"pipelined\": false; a ring that is not pipelined has one channel and "
+                      "sends each chunk whole");
+        }
+      }
+      w.channels = static_cast<uint32_t>(r.Int("channels", 1, 64, w.channels));
+      w.chunkBytes = static_cast<uint64_t>(r.Int("chunk_bytes", 1, kMaxExact, static_cast<int64_t>(w.chunkBytes)));
+      w.slots = static_cast<uint32_t>(r.Int("slots", 1, 64, w.slots));
+    }
   }
   if (Contains(kCollectives, w.type) || w.type == "permutation")
   {
@@ -703,8 +722,14 @@ ParseStop(JsonReader r)
 OutputSpec
 ParseOutputs(JsonReader r, const Fabric& fabric)
 {
-  r.Expect({ "sample_interval_us", "pcap" });
+  r.Expect({ "sample_interval_us", "pcap", "ports" });
   OutputSpec o;
+  if (r.Has("ports"))
+  {
+    const nlohmann::json& v = List(r, "ports", "link selectors", false);
+    for (size_t i = 0; i < v.size(); ++i)
+      o.portLinks.push_back(ParseLinkSelector(v[i], r.Origin(), ItemPath(r, "ports", i), fabric));
+  }
   o.sampleIntervalUs = PositiveNumber(r, "sample_interval_us", kMaxTimeUs, o.sampleIntervalUs);
   if (r.Has("pcap"))
   {

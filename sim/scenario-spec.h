@@ -50,6 +50,11 @@ struct WorkloadSpec
   double startUs = 0;
   uint32_t iterations = 1;
   double computeUs = 0; ///< GPU compute time between iterations
+  // ring_allreduce: NCCL's pipelining (RingPipeline; defaults: NCCL's Simple protocol)
+  bool pipelined = true;
+  uint32_t channels = 1;
+  uint64_t chunkBytes = 512 << 10;
+  uint32_t slots = 8;
   // incast
   uint32_t receiver = 0;
   uint32_t senders = 0; ///< incast: the first `senders` of `gpus` other than the receiver
@@ -112,6 +117,7 @@ struct OutputSpec
 {
   double sampleIntervalUs = 10;        ///< time series (goodput per plane, link utilisation)
   std::vector<LinkSelector> pcapLinks; ///< both ends of each link write pcap files
+  std::vector<LinkSelector> portLinks; ///< both ends of each link sampled: queue depth, utilisation
 };
 
 /// \brief One swept parameter: an override path (as for --set) and the values it takes.

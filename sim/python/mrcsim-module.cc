@@ -171,6 +171,18 @@ SeriesToPython(const TimeSeries& s)
   d["plane"] = ToArray(s.plane);
   d["goodput_gbps"] = ToArray(s.goodputGbps);
   d["uplink_utilisation"] = ToArray(s.uplinkUtilisation);
+  if (!s.ports.timeUs.empty())
+  {
+    // outputs.ports: a table of its own (rows per sample and port, not per plane).
+    py::dict ports;
+    ports["time_us"] = ToArray(s.ports.timeUs);
+    ports["link"] = ToArray(s.ports.link);
+    ports["node"] = py::cast(s.ports.node);
+    ports["port"] = ToArray(s.ports.port);
+    ports["queue_bytes"] = ToArray(s.ports.queueBytes);
+    ports["utilisation"] = ToArray(s.ports.utilisation);
+    d["ports"] = ports;
+  }
   return d;
 }
 

@@ -170,6 +170,19 @@ PeekPsn(ns3::Ptr<const ns3::Packet> p)
   return bth.GetPsn();
 }
 
+inline uint8_t
+PeekOpcode(ns3::Ptr<const ns3::Packet> p)
+{
+  ns3::Ptr<ns3::Packet> c = p->Copy();
+  ns3::Ipv6UsidHeader ip;
+  c->RemoveHeader(ip);
+  ns3::RoceUdpHeader udp;
+  c->RemoveHeader(udp);
+  ns3::RoceBthHeader bth;
+  c->PeekHeader(bth);
+  return bth.GetOpcode();
+}
+
 /// GPU index of a packet's source address.
 inline uint32_t
 SourceGpu(ns3::Ptr<const ns3::Packet> p)

@@ -152,6 +152,9 @@ TEST_CASE("DCQCN: recovery by fast recovery, additive and hyper increase, back t
 {
   auto rc = CreateObject<DcqcnRateControl>();
   rc->SetAttribute("ByteCounter", UintegerValue(1000000));
+  // The paper's 40G increase steps, set explicitly (the defaults scale them with the line rate).
+  rc->SetAttribute("AdditiveIncrease", DataRateValue(DataRate("40Mb/s")));
+  rc->SetAttribute("HyperIncrease", DataRateValue(DataRate("400Mb/s")));
   RateLog log;
   log.Connect(rc);
   rc->Start(DataRate(kLine));
@@ -450,4 +453,24 @@ TEST_CASE("DCQCN: CutInterval defers and coalesces CNPs; Stop cancels everything
   CHECK(Rate(rc) == kLine / 8);
   CHECK(rc->IsIdle());
   Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN: the increase steps scale with the line rate unless set", "[dcqcn]")
+{
+  // R_AI = line rate / 1,000 (the paper's 40 Mb/s at 40G), R_HAI = 10 x R_AI: after a cut at 100G
+  // and one byte-counter stage past F, the target rises by 100 Mb/s; at 400G by 400 Mb/s.
+  for (const uint64_t line : { 100000000000ULL, 400000000000ULL })
+  {
+    auto rc = CreateObject<DcqcnRateControl>();
+    rc->SetAttribute("ByteCounter", UintegerValue(1000));
+    rc->SetAttribute("FastRecoverySteps", UintegerValue(0));
+    rc->Start(DataRate(line));
+    rc->OnCnp();
+    rc->OnCnp(); // Rt = line / 2, Rc = line / 4
+    const uint64_t target = rc->GetTargetRate().GetBitRate();
+    REQUIRE(target == line / 2);
+    rc->OnBytesSent(1000); // one byte-counter stage, F = 0: additive increase
+    CHECK(rc->GetTargetRate().GetBitRate() == target + line / 1000);
+    rc->Stop();
+  }
 }

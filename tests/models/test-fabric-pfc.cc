@@ -282,6 +282,84 @@ TEST_CASE("fabric: PFC pauses the upstream again after a link flap while above X
   Simulator::Destroy();
 }
 
+TEST_CASE("pfc: a PAUSE lasts its quanta, is refreshed while congested and expires when not", "[fabric][pfc]")
+{
+  // 1,000 quanta at 100G: 5.12 us. The T0 port facing GPU 0 drains at 1% of its rate, so GPU 1's
+  // bytes stay above XOFF in the T0 for the whole test.
+  const uint16_t quanta = 1000;
+  const Time pauseTime = NanoSeconds(5120);
+  for (bool refreshesLost : { false, true })
+  {
+    DYNAMIC_SECTION((refreshesLost ? "refreshes lost" : "refreshed"))
+    {
+      FabricFixture fx(TinyMultiplane());
+      for (const Ptr<PortQueueConfig>& c :
+           { fx.net->GetFabricPortConfig(), fx.net->GetLastHopPortConfig(), fx.net->GetNicPortConfig() })
+      {
+        c->SetAttribute("PfcEnabled", BooleanValue(true));
+        c->SetAttribute("PfcXoff", UintegerValue(kXoff));
+        c->SetAttribute("PfcXon", UintegerValue(kXon));
+        c->SetAttribute("PfcHeadroom", UintegerValue(Headroom()));
+        c->SetAttribute("PfcPauseQuanta", UintegerValue(quanta));
+      }
+      const Attachment& rx = fx.Routing().Attach(0, 0);
+      Ptr<FabricPort> egress = fx.net->GetPort(rx.leaf, rx.leafPort);
+      fx.net->GetChannel(rx.link)->SetRateFactor(PeekPointer(egress), 0.01);
+      const Attachment& tx = fx.Routing().Attach(1, 0);
+      Ptr<FabricPort> ingress = fx.net->GetPort(tx.leaf, tx.leafPort);
+      std::vector<Time> sent;                       // PAUSEs the T0 sent toward GPU 1
+      std::vector<std::pair<Time, bool>> received; // pause state changes at GPU 1's port
+      ingress->TraceConnectWithoutContext("Pause",
+                                          Callback<void, uint8_t, bool, bool>(
+                                            [&](uint8_t, bool paused, bool isSent)
+                                            {
+                                              if (isSent && paused)
+                                                sent.push_back(Simulator::Now());
+                                            }));
+      fx.NicPort(1, 0)->TraceConnectWithoutContext("Pause",
+                                                   Callback<void, uint8_t, bool, bool>(
+                                                     [&](uint8_t, bool paused, bool isSent)
+                                                     {
+                                                       if (!isSent)
+                                                         received.emplace_back(Simulator::Now(), paused);
+                                                     }));
+      Simulator::Schedule(Time(0),
+                          [&]()
+                          {
+                            for (int k = 0; k < 12; ++k)
+                              fx.net->GetHost(1)->Send(DataPacket(1, 0, 0, kPayload, 0xC000, k), 0);
+                          });
+      if (refreshesLost)
+      {
+        // Once the first PAUSE is on its way (sent at 3.3 us), every later frame toward GPU 1
+        // is lost, the first refresh (at 5.9 us) included.
+        Simulator::Schedule(MicroSeconds(5),
+                            [&]() { fx.net->GetChannel(tx.link)->SetLossRate(PeekPointer(ingress), 1.0); });
+      }
+      Simulator::Stop(MicroSeconds(30));
+      Simulator::Run();
+      REQUIRE(sent.size() >= 2);
+      REQUIRE_FALSE(received.empty());
+      REQUIRE(received.front().second);
+      CHECK(sent.front() < MicroSeconds(5));
+      // Refreshes every half of the pause time while the buffer stays above XON.
+      CHECK(sent[1] - sent[0] == pauseTime / 2);
+      if (!refreshesLost)
+      {
+        CHECK(received.size() == 1); // paused throughout: every refresh came before expiry
+      }
+      else
+      {
+        // Nothing renewed the pause: GPU 1 resumed on its own, the quanta after the PAUSE came.
+        REQUIRE(received.size() >= 2);
+        CHECK_FALSE(received[1].second);
+        CHECK(received[1].first - received[0].first == pauseTime);
+      }
+      Simulator::Destroy();
+    }
+  }
+}
+
 TEST_CASE("pfc: headroom is derived from the port's rate, its cable and the response time", "[pfc]")
 {
   // Two frames, one PAUSE (84 bytes on the wire), and the cable's round trip plus the response

@@ -186,7 +186,13 @@ TEST_CASE("mrc: under random loss exactly the lost PSNs are resent", "[mrc]")
     ch->TraceConnectWithoutContext(
       "Drop",
       MakeBoundCallback(
-        +[](std::multiset<uint32_t>* s, Ptr<const Packet> p, DropCause) { s->insert(PsnOf(p)); }, &lost));
+        +[](std::multiset<uint32_t>* s, Ptr<const Packet> p, DropCause)
+        {
+          // Data only: a path probe lost on these links is not a PSN to resend.
+          if (PeekOpcode(p) != MrcQueuePair::kOpProbe)
+            s->insert(PsnOf(p));
+        },
+        &lost));
   }
   std::multiset<uint32_t> resent;
   qp.first->TraceConnectWithoutContext("DataSent",
@@ -209,7 +215,7 @@ TEST_CASE("mrc: under random loss exactly the lost PSNs are resent", "[mrc]")
     CHECK(l.recvBytes[i] == sizes[i]);
   CHECK(l.errors.empty());
   INFO("lost " << lost.size() << ", resent " << resent.size() << ", timeouts " << qp.first->Timeouts());
-  CHECK(lost.size() > 20);
+  CHECK(lost.size() >= 10); // 1% of the ~1,900 packets on the two lossy planes
   CHECK(resent == lost);
 }
 

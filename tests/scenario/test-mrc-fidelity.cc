@@ -41,20 +41,23 @@ Drops(const nlohmann::json& run)
 
 } // namespace
 
-TEST_CASE("mrc fidelity: a healthy all-to-all is within 10% of ideal, no slower than RoCEv2, without timeouts",
+TEST_CASE("mrc fidelity: a healthy all-to-all is within 20% of the lower bound, faster than RoCEv2, without timeouts",
           "[mrc][fidelity]")
 {
   // Before: every NIC served its QPs from GPU 0 on (a rolling 63:1 incast), trims at a third of
   // a BDP, and SACKs held for coalescing while the window shrank (timeouts without a drop):
-  // MRC 98 us against RoCEv2's 71 us at 64 KiB.
+  // MRC 98 us against RoCEv2's 71 us at 64 KiB. The bound is strict (the fewest headers, each
+  // pair's own path, the receiving NIC at line rate from the first byte): measured 1.18x for MRC,
+  // 1.29x for RoCEv2; within 10% of the older, longest-path ideal.
   const nlohmann::json mrc = RunAllToAll(R"({"type": "mrc"})", 65536, "[]");
   const nlohmann::json roce = RunAllToAll(R"({"type": "rocev2", "qps_per_connection": 8})", 65536, "[]");
   const double ideal = mrc["collectives"][0]["ideal_us"].get<double>();
   const double tMrc = mrc["completion_us"].get<double>();
   const double tRoce = roce["completion_us"].get<double>();
   INFO("MRC " << tMrc << " us, RoCEv2 " << tRoce << " us, ideal " << ideal << " us");
-  CHECK(tMrc <= 1.1 * ideal);
-  CHECK(tMrc <= tRoce);
+  CHECK(tMrc >= ideal);
+  CHECK(tMrc <= 1.2 * ideal);
+  CHECK(tMrc < tRoce);
   CHECK(Drops(mrc) == 0);
   CHECK(mrc["counters"]["timeouts"].get<uint64_t>() == 0);
 }

@@ -38,3 +38,44 @@ TEST_CASE("roce fidelity: PFC is lossless at 100, 200, 400 and 800G", "[roce][pf
     }
   }
 }
+
+TEST_CASE("roce fidelity: DCQCN shortens PFC pauses and spares the victim of an incast", "[roce][dcqcn][fidelity]")
+{
+  // GPUs 1-7 each send 4 MiB into GPU 0; GPU 1 also sends 4 MiB to GPU 40, which only shares
+  // GPU 1's NIC with the incast. Without rate control PFC holds the incast's excess in the fabric
+  // and pauses GPU 1's ports, the victim's included; DCQCN's cuts keep the queues below XOFF
+  // (Zhu et al., SIGCOMM 2015, Section 2: DCQCN exists to stop PFC's congestion spreading and the
+  // unfairness and victim flows it causes).
+  const auto run = [](bool dcqcn)
+  {
+    nlohmann::json doc = nlohmann::json::parse(R"({"name": "t", "seed": 1, "topology": {"preset": "multiplane-64"},
+      "transport": [{"type": "rocev2", "qps_per_connection": 8,
+                     "attributes": {"ns3::RoceQueuePair::Dcqcn": ")" +
+                                               std::string(dcqcn ? "true" : "false") + R"("}}],
+      "workloads": [{"type": "incast", "name": "incast", "gpus": "all", "receiver": 0, "senders": 7, "bytes": 4194304},
+                    {"type": "permutation", "name": "victim", "gpus": {"first": 1, "count": 2, "stride": 39},
+                     "bytes": 4194304}]})");
+    const ScenarioSpec spec = ParseScenario(doc, "<test>");
+    auto fabric = std::make_shared<const Fabric>(BuildFabric(spec.topology, "<test>"));
+    RunOptions options;
+    options.progress = false;
+    return RunTransport(spec, spec.transports[0], fabric, options).summary;
+  };
+  const nlohmann::json on = run(true);
+  const nlohmann::json off = run(false);
+  const auto victim = [](const nlohmann::json& r)
+  {
+    for (const auto& c : r["collectives"])
+      if (c["workload"] == "victim")
+        return c["time_us"]["max"].get<double>();
+    return 0.0;
+  };
+  const double pausedOn = on["counters"]["pfc_paused_port_us"].get<double>();
+  const double pausedOff = off["counters"]["pfc_paused_port_us"].get<double>();
+  INFO("PFC paused " << pausedOn << " vs " << pausedOff << " port-us; victim " << victim(on) << " vs " << victim(off)
+                     << " us (DCQCN on vs off)");
+  REQUIRE_FALSE(on["partial"].get<bool>());
+  REQUIRE_FALSE(off["partial"].get<bool>());
+  CHECK(pausedOn < 0.75 * pausedOff);
+  CHECK(victim(on) < 0.75 * victim(off));
+}

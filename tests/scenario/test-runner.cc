@@ -42,9 +42,12 @@ Run(const ScenarioSpec& spec, size_t transport = 0, const std::string& outDir = 
 
 TEST_CASE("runner: on an idle fabric each workload completes in its analytical time", "[runner]")
 {
-  // Each workload alone; GPUs spread over the T0s. RoCEv2 (8 QPs, one per plane) stays within 2%
-  // of the bound; MRC within 3% (measured 0.7-2.5%: SACKs share the NICs' egress and the planes
-  // finish a message a few packets apart).
+  // Each workload alone; GPUs spread over the T0s. The ideal is a lower bound (the fewest header
+  // bytes of either transport, each pair's own path, NIC pipelines included): no run may beat it.
+  // RoCEv2 (8 QPs, one per plane) stays within 3% of it: ECMP may hash two of a NIC's flows onto
+  // one up-link (the all-at-once all-to-all, 2.6% above). MRC within 5%: a RETH on every packet
+  // (0.4%), and its SACKs share each NIC's egress with the data it sends (the pipelined ring,
+  // where every NIC sends and acknowledges at full rate, 4.1% above).
   const std::vector<std::string> workloads{
     R"({"type": "ring_allreduce", "gpus": {"first": 0, "count": 4, "stride": 16}, "bytes": 16777216})",
     R"({"type": "hd_allreduce", "gpus": {"first": 0, "count": 4, "stride": 16}, "bytes": 16777216})",
@@ -55,7 +58,7 @@ TEST_CASE("runner: on an idle fabric each workload completes in its analytical t
   for (const auto& w : workloads)
   {
     for (const auto& [transport, tolerance] : std::vector<std::pair<std::string, double>>{
-           { R"([{"type": "rocev2", "qps_per_connection": 8}])", 0.02 }, { R"([{"type": "mrc"}])", 0.03 } })
+           { R"([{"type": "rocev2", "qps_per_connection": 8}])", 0.03 }, { R"([{"type": "mrc"}])", 0.05 } })
     {
       DYNAMIC_SECTION(w << " on " << transport)
       {
@@ -66,8 +69,8 @@ TEST_CASE("runner: on an idle fabric each workload completes in its analytical t
         const double ideal = c["ideal_us"].get<double>();
         INFO("time " << t << " us, ideal " << ideal << " us");
         CHECK(t <= ideal * (1 + tolerance));
-        // The bound takes the longest path; pairs under one T0 may beat it by a few microseconds.
-        CHECK(t >= ideal * 0.97);
+        // The ideal is a lower bound: no run beats it.
+        CHECK(t >= ideal);
         CHECK(r["counters"]["retransmissions"].get<uint64_t>() == 0);
       }
     }
@@ -188,4 +191,51 @@ TEST_CASE("runner: link_loss loses packets on its link class for both transports
       CHECK(clean["counters"]["drops"]["random_loss"].get<uint64_t>() == 0);
     }
   }
+}
+
+TEST_CASE("runner: outputs.ports samples queue depth and utilisation at both ends of a link", "[runner]")
+{
+  // 15-to-1 incast into GPU 0 with RoCEv2: the T0 port facing GPU 0 in plane 0 is busy and
+  // queues; GPU 0's NIC port on that link sends only acknowledgements.
+  const std::string dir = (std::filesystem::temp_directory_path() / "mrcsim-test-runner-ports").string();
+  std::filesystem::create_directories(dir);
+  ScenarioSpec spec = Scenario(R"([{"type": "rocev2", "qps_per_connection": 8}])",
+                               R"([{"type": "incast", "gpus": "all", "receiver": 0, "senders": 15, "bytes": 1048576}])");
+  spec.outputs.sampleIntervalUs = 5;
+  LinkSelector link;
+  link.gpu = 0;
+  link.plane = 0;
+  spec.outputs.portLinks.push_back(link);
+  nlohmann::json r = Run(spec, 0, dir);
+  REQUIRE_FALSE(r["partial"].get<bool>());
+  std::ifstream csv(dir + "/ports.csv");
+  std::string line;
+  std::getline(csv, line);
+  CHECK(line == "time_us,link,node,port,queue_bytes,utilisation");
+  uint64_t maxQueue[2] = { 0, 0 };
+  double maxUtil[2] = { 0, 0 };
+  int rows = 0;
+  while (std::getline(csv, line))
+  {
+    std::stringstream ss(line);
+    std::string time, id, node, port, queue, util;
+    std::getline(ss, time, ',');
+    std::getline(ss, id, ',');
+    std::getline(ss, node, ',');
+    std::getline(ss, port, ',');
+    std::getline(ss, queue, ',');
+    std::getline(ss, util, ',');
+    const int end = node.rfind("gpu", 0) == 0 ? 0 : 1; // 0: GPU 0's NIC port, 1: the T0's
+    maxQueue[end] = std::max<uint64_t>(maxQueue[end], std::stoull(queue));
+    maxUtil[end] = std::max(maxUtil[end], std::stod(util));
+    ++rows;
+  }
+  CHECK(rows % 2 == 0);
+  CHECK(rows >= 2 * 10);
+  INFO("T0 port: queue " << maxQueue[1] << " B, utilisation " << maxUtil[1] << "; NIC port: queue " << maxQueue[0]
+                         << " B, utilisation " << maxUtil[0]);
+  CHECK(maxQueue[1] > 100000);  // the incast queues at the last hop
+  CHECK(maxUtil[1] > 0.95);     // which sends at line rate
+  CHECK(maxUtil[1] <= 1.0 + 1e-9);
+  CHECK(maxUtil[0] < 0.1);      // acknowledgements only
 }
