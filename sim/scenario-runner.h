@@ -66,9 +66,6 @@ TransportResult RunTransport(const ScenarioSpec& spec,
                              std::shared_ptr<const Fabric> fabric,
                              const RunOptions& options);
 
-/// \brief The idle-fabric model of the routed fabric used for ideal times (line rate per GPU, header
-/// overhead at `mtu`, one-way latency on the longest shortest path).
-IdealModel MakeIdealModel(const FabricRouting& routing, uint32_t mtu);
 
 } // namespace mrcsim
 

@@ -1,5 +1,5 @@
-// Pieces of the scenario reader shared by its files (scenario-spec.cc, scenario-sweep.cc); not
-// part of the scenario API.
+// Pieces of the scenario reader shared by its files (scenario-spec.cc, scenario-sweep.cc,
+// link-selector.cc); not part of the scenario API.
 #ifndef MRCSIM_SIM_SCENARIO_SPEC_DETAIL_H
 #define MRCSIM_SIM_SCENARIO_SPEC_DETAIL_H
 
@@ -19,6 +19,11 @@ constexpr int64_t kMaxExact = int64_t(1) << 53;
 /// Each sweep point is a whole run; a thousand is already hours of a small fabric.
 constexpr uint64_t kMaxSweepPoints = 1000;
 
+/// The forms a link selector takes, as errors list them.
+constexpr const char* kSelectorForms = R"({"id"}, {"gpu", "plane"}, {"plane", "t0", "t1"} or {"plane", "t0", "up_port"})";
+
+/// \brief What exists, for an error: "the fabric has 8 planes (0..7)".
+std::string Existing(size_t count, const std::string& plural, const std::string& scope);
 /// \brief A number as an error message shows it (shortest form).
 std::string Fmt(double x);
 /// \brief A JSON value as an error message shows it (cut after 60 characters).

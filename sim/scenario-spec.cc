@@ -18,7 +18,9 @@
 namespace mrcsim
 {
 
+using detail::Existing;
 using detail::Fmt;
+using detail::kSelectorForms;
 using detail::kMaxExact;
 using detail::ParseSweep;
 using detail::Shown;
@@ -41,7 +43,6 @@ const std::vector<std::string> kCollectives{ "ring_allreduce", "hd_allreduce", "
 const std::vector<std::string> kFailureTypes{ "link_down", "link_up",    "link_flap",   "switch_down",
                                               "switch_up", "plane_down", "plane_up",    "port_down",
                                               "port_up",   "gray",       "random_links" };
-const std::string kSelectorForms = R"({"id"}, {"gpu", "plane"}, {"plane", "t0", "t1"} or {"plane", "t0", "up_port"})";
 
 /// A key that only some types of an entry accept; keys not listed are valid for every type.
 struct TypedKey
@@ -159,16 +160,6 @@ CheckName(const JsonReader& r, const std::string& key, const std::string& name)
   }
 }
 
-/// "the fabric has 8 planes (0..7)"
-std::string
-Existing(size_t count, const std::string& plural, const std::string& scope)
-{
-  if (count == 0)
-  {
-    return scope + " has no " + plural;
-  }
-  return scope + " has " + std::to_string(count) + " " + plural + " (0.." + std::to_string(count - 1) + ")";
-}
 
 /// An index into the `count` things `scope` has; `key` may be a path below the reader ("gpus/3").
 uint32_t
@@ -745,84 +736,14 @@ ParseOutputs(JsonReader r, const Fabric& fabric)
 
 } // namespace
 
-uint32_t
-ResolveLink(const Fabric& fabric, const LinkSelector& s, const std::string& origin)
+std::string
+detail::Existing(size_t count, const std::string& plural, const std::string& scope)
 {
-  auto fail = [&](const std::string& key, const std::string& message)
-  { throw SpecError(origin + ": at " + s.where + (key.empty() ? "" : "/" + key) + ": " + message); };
-  auto check = [&](const std::string& key,
-                   uint64_t value,
-                   size_t count,
-                   const std::string& noun,
-                   const std::string& plural,
-                   const std::string& scope)
+  if (count == 0)
   {
-    if (value >= count)
-    {
-      fail(key, noun + " " + std::to_string(value) + " does not exist; " + Existing(count, plural, scope));
-    }
-  };
-  if (s.id)
-  {
-    check("id", *s.id, fabric.NumLinks(), "link", "links", "the fabric");
-    return *s.id;
+    return scope + " has no " + plural;
   }
-  if (!s.plane || *s.plane < 0)
-  {
-    fail("", "a link is named by exactly one of the forms " + kSelectorForms);
-  }
-  const int plane = *s.plane;
-  const std::string planeName = "plane " + std::to_string(plane);
-  check("plane", plane, fabric.NumPlanes(), "plane", "planes", "the fabric");
-  if (s.gpu)
-  {
-    check("gpu", *s.gpu, fabric.NumGpus(), "GPU", "GPUs", "the fabric");
-    VertexId gpu = fabric.Gpu(*s.gpu);
-    for (uint16_t port = 0; port < fabric.Degree(gpu); ++port)
-    {
-      if (fabric.LinkAt(gpu, port).plane == plane)
-      {
-        return fabric.LinkAt(gpu, port).id;
-      }
-    }
-    fail("plane", "GPU " + std::to_string(*s.gpu) + " has no port in " + planeName);
-  }
-  if (!s.t0 || s.t1.has_value() == s.upPort.has_value())
-  {
-    fail("", "a link is named by exactly one of the forms " + kSelectorForms);
-  }
-  const std::vector<VertexId>& t0s = fabric.Switches(plane, 0);
-  check("t0", *s.t0, t0s.size(), "T0", "T0s", planeName);
-  const VertexId t0 = t0s[*s.t0];
-  if (s.t1)
-  {
-    const std::vector<VertexId>& t1s = fabric.Switches(plane, 1);
-    check("t1", *s.t1, t1s.size(), "T1", "T1s", planeName);
-    for (uint16_t port = 0; port < fabric.Degree(t0); ++port)
-    {
-      PortPeer peer = fabric.Peer(t0, port);
-      if (peer.node == t1s[*s.t1])
-      {
-        return peer.link;
-      }
-    }
-    fail("t1",
-         "T0 " + std::to_string(*s.t0) + " and T1 " + std::to_string(*s.t1) + " of " + planeName + " are not linked");
-  }
-  // Up-links are counted among the ports rather than assumed to follow the down-links, so a
-  // partly filled T0 (fewer GPUs than down ports) or a GraphML fabric numbers them the same way.
-  std::vector<uint32_t> up;
-  for (uint16_t port = 0; port < fabric.Degree(t0); ++port)
-  {
-    PortPeer peer = fabric.Peer(t0, port);
-    const FabricNode& far = fabric.Node(peer.node);
-    if (far.role == NodeRole::Switch && far.tier > 0)
-    {
-      up.push_back(peer.link);
-    }
-  }
-  check("up_port", *s.upPort, up.size(), "up-link", "up-links", "T0 " + std::to_string(*s.t0) + " of " + planeName);
-  return up[*s.upPort];
+  return scope + " has " + std::to_string(count) + " " + plural + " (0.." + std::to_string(count - 1) + ")";
 }
 
 ScenarioSpec

@@ -200,43 +200,6 @@ MakeRandomWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& id
 
 } // namespace
 
-int
-IdealModel::Switches(uint32_t src, uint32_t dst) const
-{
-  if (!paths || src >= paths->leafOf.size() || dst >= paths->leafOf.size())
-  {
-    return 0;
-  }
-  const uint32_t a = paths->leafOf[src];
-  const uint32_t b = paths->leafOf[dst];
-  if (a == b)
-  {
-    return 1;
-  }
-  return paths->switches.empty() ? paths->minSwitchesApart : paths->switches[std::size_t(a) * paths->leaves + b];
-}
-
-double
-IdealModel::PairLatencyS(uint32_t src, uint32_t dst, uint64_t payload) const
-{
-  const int switches = Switches(src, dst);
-  return switches <= 0 ? baseLatencyS : PathLatencyS(switches, payload);
-}
-
-double
-IdealModel::PathLatencyS(int switches, uint64_t payload) const
-{
-  NS_ABORT_MSG_IF(!paths || switches < 1, "IdealModel: no path figures, or a path of " << switches << " switches");
-  const Paths& p = *paths;
-  // Two GPU cables and switches - 1 switch-to-switch cables; after the first link (whose
-  // serialisation is in the NIC's bytes) the packet is stored and forwarded at every hop: on the
-  // fabric's fastest links inside, at the NIC port's rate on the last hop.
-  const double bits = (double(payload) + p.headerWireBytes) * 8;
-  const double fabricHops = double(switches - 1);
-  return p.nicLatencyS + 2 * p.gpuLinkDelayS + fabricHops * p.fabricLinkDelayS + double(switches) * p.switchLatencyS +
-         bits / p.gpuLinkRateBps + fabricHops * bits / p.fabricLinkRateBps;
-}
-
 std::size_t
 Workload::RecordMessage(uint32_t src, uint32_t dst, uint64_t bytes, double idealS)
 {

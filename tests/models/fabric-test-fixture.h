@@ -157,8 +157,9 @@ PeekUdp(ns3::Ptr<const ns3::Packet> p)
   return udp;
 }
 
-inline uint32_t
-PeekPsn(ns3::Ptr<const ns3::Packet> p)
+/// The BTH of a packet (IPv6 and UDP stripped).
+inline ns3::RoceBthHeader
+PeekBth(ns3::Ptr<const ns3::Packet> p)
 {
   ns3::Ptr<ns3::Packet> c = p->Copy();
   ns3::Ipv6UsidHeader ip;
@@ -167,20 +168,19 @@ PeekPsn(ns3::Ptr<const ns3::Packet> p)
   c->RemoveHeader(udp);
   ns3::RoceBthHeader bth;
   c->PeekHeader(bth);
-  return bth.GetPsn();
+  return bth;
+}
+
+inline uint32_t
+PeekPsn(ns3::Ptr<const ns3::Packet> p)
+{
+  return PeekBth(p).GetPsn();
 }
 
 inline uint8_t
 PeekOpcode(ns3::Ptr<const ns3::Packet> p)
 {
-  ns3::Ptr<ns3::Packet> c = p->Copy();
-  ns3::Ipv6UsidHeader ip;
-  c->RemoveHeader(ip);
-  ns3::RoceUdpHeader udp;
-  c->RemoveHeader(udp);
-  ns3::RoceBthHeader bth;
-  c->PeekHeader(bth);
-  return bth.GetOpcode();
+  return PeekBth(p).GetOpcode();
 }
 
 /// GPU index of a packet's source address.

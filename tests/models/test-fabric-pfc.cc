@@ -62,10 +62,10 @@ struct IncastResult
   Time last;
 };
 
-IncastResult
-RunIncast(bool pfc)
+/// Every port class of the fixture's fabric: PFC on or off, the test's XOFF, XON and headroom.
+void
+SetPfc(FabricFixture& fx, bool pfc)
 {
-  FabricFixture fx(TinyMultiplane());
   for (const Ptr<PortQueueConfig>& c :
        { fx.net->GetFabricPortConfig(), fx.net->GetLastHopPortConfig(), fx.net->GetNicPortConfig() })
   {
@@ -74,6 +74,13 @@ RunIncast(bool pfc)
     c->SetAttribute("PfcXon", UintegerValue(kXon));
     c->SetAttribute("PfcHeadroom", UintegerValue(Headroom()));
   }
+}
+
+IncastResult
+RunIncast(bool pfc)
+{
+  FabricFixture fx(TinyMultiplane());
+  SetPfc(fx, pfc);
   // Switch egress queues are small. The NICs keep their default (1 MB) limit because each holds
   // its whole burst: they are the sources, enqueued at t = 0 and paced by their own wire.
   fx.net->GetFabricPortConfig()->SetAttribute("DataLimit", UintegerValue(kDataLimit));
@@ -225,14 +232,7 @@ TEST_CASE("fabric: the same incast without PFC overflows the small limits", "[fa
 TEST_CASE("fabric: PFC pauses the upstream again after a link flap while above XOFF", "[fabric][pfc]")
 {
   FabricFixture fx(TinyMultiplane());
-  for (const Ptr<PortQueueConfig>& c :
-       { fx.net->GetFabricPortConfig(), fx.net->GetLastHopPortConfig(), fx.net->GetNicPortConfig() })
-  {
-    c->SetAttribute("PfcEnabled", BooleanValue(true));
-    c->SetAttribute("PfcXoff", UintegerValue(kXoff));
-    c->SetAttribute("PfcXon", UintegerValue(kXon));
-    c->SetAttribute("PfcHeadroom", UintegerValue(Headroom()));
-  }
+  SetPfc(fx, true);
   Ptr<FabricControlPlane> cp = fx.net->GetControlPlane();
   cp->SetAttribute("DetectionDelay", TimeValue(MicroSeconds(1)));
   cp->SetAttribute("ReconvergenceDelay", TimeValue(MicroSeconds(2)));
@@ -293,15 +293,10 @@ TEST_CASE("pfc: a PAUSE lasts its quanta, is refreshed while congested and expir
     DYNAMIC_SECTION((refreshesLost ? "refreshes lost" : "refreshed"))
     {
       FabricFixture fx(TinyMultiplane());
+      SetPfc(fx, true);
       for (const Ptr<PortQueueConfig>& c :
            { fx.net->GetFabricPortConfig(), fx.net->GetLastHopPortConfig(), fx.net->GetNicPortConfig() })
-      {
-        c->SetAttribute("PfcEnabled", BooleanValue(true));
-        c->SetAttribute("PfcXoff", UintegerValue(kXoff));
-        c->SetAttribute("PfcXon", UintegerValue(kXon));
-        c->SetAttribute("PfcHeadroom", UintegerValue(Headroom()));
         c->SetAttribute("PfcPauseQuanta", UintegerValue(quanta));
-      }
       const Attachment& rx = fx.Routing().Attach(0, 0);
       Ptr<FabricPort> egress = fx.net->GetPort(rx.leaf, rx.leafPort);
       fx.net->GetChannel(rx.link)->SetRateFactor(PeekPointer(egress), 0.01);
