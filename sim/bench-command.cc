@@ -7,6 +7,10 @@
 #include "topologies/fabric-figures.h"
 #include "topologies/routing-check.h"
 
+#include "ns3/object-factory.h"
+#include "ns3/scheduler.h"
+#include "ns3/simulator.h"
+
 #include <iomanip>
 #include <thread>
 #include <iostream>
@@ -43,7 +47,7 @@ BenchTopology(const CliArgs& args)
     args.Has("--spec") ? args.Value("--spec") : "preset " + args.Value("--preset", "multiplane-131k");
   FabricSpec spec = args.Has("--spec") ? ReadFabricSpecFile(args.Value("--spec"))
                                        : PresetSpec(args.Value("--preset", "multiplane-131k"));
-  uint64_t samples = std::stoull(args.Value("--samples", "100000"));
+  const uint64_t samples = args.Unsigned("--samples", "100000", 0, uint64_t(1) << 40);
   Stopwatch total;
   Stopwatch phase;
   Fabric fabric = BuildFabric(spec, origin);
@@ -97,6 +101,23 @@ BenchTopology(const CliArgs& args)
 
 } // namespace
 
+void
+SetSchedulerOption(const CliArgs& args)
+{
+  const std::string name = args.Value("--scheduler", "ns3::FabricScheduler");
+  ns3::TypeId tid;
+  if (!ns3::TypeId::LookupByNameFailSafe(name, &tid) || !tid.IsChildOf(ns3::Scheduler::GetTypeId()) ||
+      !tid.HasConstructor())
+  {
+    throw UsageError("--scheduler " + name +
+                     ": not an ns-3 event scheduler (e.g. ns3::FabricScheduler, ns3::MapScheduler, "
+                     "ns3::HeapScheduler, ns3::ListScheduler, ns3::CalendarScheduler)");
+  }
+  ns3::ObjectFactory factory;
+  factory.SetTypeId(tid);
+  ns3::Simulator::SetScheduler(factory);
+}
+
 int
 BenchCommand(const std::vector<std::string>& argv)
 {
@@ -112,10 +133,16 @@ BenchCommand(const std::vector<std::string>& argv)
                  "--bytes",
                  "--seed",
                  "--partitions" });
-  if (args.Flag("--help") || args.Positional().empty())
+  if (args.Flag("--help"))
   {
     std::cout << kBenchUsage;
-    return args.Flag("--help") ? 0 : 2;
+    return 0;
+  }
+  if (args.Positional().size() != 1)
+  {
+    throw UsageError(args.Positional().empty() ? "expected a benchmark: topology, forwarding or perm-8192"
+                                               : "expected one benchmark, got " +
+                                                   std::to_string(args.Positional().size()));
   }
   const std::string& which = args.Positional().front();
   if (which == "topology")

@@ -1,5 +1,7 @@
 #include "sim/cli-args.h"
 
+#include <cctype>
+
 namespace mrcsim
 {
 
@@ -63,7 +65,7 @@ CliArgs::Values(const std::string& name) const
 }
 
 uint64_t
-CliArgs::Unsigned(const std::string& name, const std::string& fallback, uint64_t min) const
+CliArgs::Unsigned(const std::string& name, const std::string& fallback, uint64_t min, uint64_t max) const
 {
   const std::string text = Value(name, fallback);
   std::size_t used = 0;
@@ -76,9 +78,13 @@ CliArgs::Unsigned(const std::string& name, const std::string& fallback, uint64_t
   {
     used = 0;
   }
-  if (used == 0 || used != text.size() || text[0] == '-' || value < min)
+  if (used == 0 || used != text.size() || !std::isdigit(static_cast<unsigned char>(text[0])) || value < min ||
+      value > max)
   {
-    throw UsageError(name + " " + text + ": expected an integer of at least " + std::to_string(min));
+    throw UsageError(name + " " + text + ": expected an integer " +
+                     (max == std::numeric_limits<uint64_t>::max()
+                        ? "of at least " + std::to_string(min)
+                        : "in [" + std::to_string(min) + ", " + std::to_string(max) + "]"));
   }
   return value;
 }

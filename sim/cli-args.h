@@ -3,6 +3,8 @@
 #ifndef MRCSIM_SIM_CLI_ARGS_H
 #define MRCSIM_SIM_CLI_ARGS_H
 
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -33,9 +35,12 @@ public:
   bool Has(const std::string& name) const { return m_values.count(name) > 0; }
   std::string Value(const std::string& name, const std::string& fallback = "") const;
   std::vector<std::string> Values(const std::string& name) const;
-  /// \brief The value of `name` as an unsigned integer of at least `min` (`fallback` if absent);
+  /// \brief The value of `name` as an unsigned integer in [min, max] (`fallback` if absent);
   /// anything else is a UsageError naming the option.
-  uint64_t Unsigned(const std::string& name, const std::string& fallback, uint64_t min) const;
+  uint64_t Unsigned(const std::string& name,
+                    const std::string& fallback,
+                    uint64_t min,
+                    uint64_t max = std::numeric_limits<uint64_t>::max()) const;
   const std::vector<std::string>& Positional() const { return m_positional; }
 
 private:

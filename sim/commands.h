@@ -14,6 +14,11 @@ int BenchCommand(const std::vector<std::string>& args);
 int RunCommand(const std::vector<std::string>& args);
 int ValidateCommand(const std::vector<std::string>& args);
 
+class CliArgs;
+/// \brief Installs the event scheduler named by --scheduler (default ns3::FabricScheduler) in
+/// ns-3; a name that is not an ns-3 Scheduler is a UsageError listing the usual ones.
+void SetSchedulerOption(const CliArgs& args);
+
 } // namespace mrcsim
 
 #endif

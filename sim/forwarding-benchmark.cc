@@ -1,5 +1,7 @@
 #include "sim/forwarding-benchmark.h"
 
+#include "sim/commands.h"
+
 #include "sim/process-stats.h"
 
 #include "models/fabric-network.h"
@@ -51,13 +53,11 @@ BenchForwarding(const CliArgs& args)
     throw UsageError("give --hosts N or --preset NAME, not both");
   }
   FabricSpec spec = args.Has("--preset") ? PresetSpec(args.Value("--preset"))
-                                         : HostsSpec(static_cast<uint32_t>(std::stoul(args.Value("--hosts", "512"))));
-  const uint32_t perHost = static_cast<uint32_t>(std::stoul(args.Value("--packets", "128")));
-  const uint32_t payload = static_cast<uint32_t>(std::stoul(args.Value("--payload", "4096")));
+                                         : HostsSpec(static_cast<uint32_t>(args.Unsigned("--hosts", "512", 2, 131072)));
+  const uint32_t perHost = static_cast<uint32_t>(args.Unsigned("--packets", "128", 1, 1000000));
+  const uint32_t payload = static_cast<uint32_t>(args.Unsigned("--payload", "4096", 1, 4096));
   const std::string scheduler = args.Value("--scheduler", "ns3::FabricScheduler");
-  ObjectFactory sched;
-  sched.SetTypeId(scheduler);
-  Simulator::SetScheduler(sched);
+  SetSchedulerOption(args);
 
   // ns-3 records every Time created before the first Simulator::Run (so that a later change of
   // resolution can convert them): 40 bytes and a tree insertion per Time. Running an empty

@@ -68,7 +68,7 @@ main(int argc, char** argv)
   mallopt(M_ARENA_MAX, 1);
   if (argc < 2)
   {
-    std::cerr << kUsage;
+    std::cerr << "mrcsim: expected a command\n" << kUsage;
     return 2;
   }
   // Picosecond resolution: a 4 KB frame at 100 Gb/s takes 335.2 ns, not a rounded 335.

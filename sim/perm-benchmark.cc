@@ -1,5 +1,7 @@
 #include "sim/perm-benchmark.h"
 
+#include "sim/commands.h"
+
 #include "sim/process-stats.h"
 
 #include "models/fabric-parallel-simulator.h"
@@ -10,6 +12,7 @@
 #include "ns3/core-module.h"
 
 #include <atomic>
+#include <limits>
 #include <iomanip>
 #include <iostream>
 #include <numeric>
@@ -62,8 +65,9 @@ BenchPermutation(const CliArgs& args)
 {
   using namespace ns3;
   const std::string preset = args.Value("--preset", "perm-8192");
-  const uint64_t bytes = args.Unsigned("--bytes", "2097152", 1);
-  const uint64_t seed = args.Unsigned("--seed", "1", 0);
+  // One RDMA write per flow: at most 2^31 bytes, InfiniBand's largest message.
+  const uint64_t bytes = args.Unsigned("--bytes", "2097152", 1, uint64_t(1) << 31);
+  const uint64_t seed = args.Unsigned("--seed", "1", 1, std::numeric_limits<uint32_t>::max());
   const std::string scheduler = args.Value("--scheduler", "ns3::FabricScheduler");
   // Two by default: the benchmark's targets are for a machine of two cores. A fixed number, not
   // the machine's, so that the same command gives the same results everywhere.
@@ -75,9 +79,7 @@ BenchPermutation(const CliArgs& args)
   const auto partitions = static_cast<uint32_t>(partitionsWanted);
   // With one partition it runs as ns-3's DefaultSimulatorImpl does (same events, same order).
   GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricParallelSimulatorImpl"));
-  ObjectFactory sched;
-  sched.SetTypeId(scheduler);
-  Simulator::SetScheduler(sched);
+  SetSchedulerOption(args);
   RngSeedManager::SetSeed(static_cast<uint32_t>(seed));
   Simulator::Run(); // fixes the time resolution before any model is built (see bench forwarding)
 

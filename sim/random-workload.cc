@@ -49,7 +49,12 @@ RandomWorkload::Start(MessageService& service)
   const ns3::Time now = ns3::Simulator::Now();
   // An event at the end, so that Done() turns true even if nothing else happens then, and so
   // that a run stopped on "all work done" cannot end before the duration.
-  ns3::Simulator::Schedule(std::max(m_end - now, ns3::Time(0)), [this] { m_durationOver = true; });
+  ns3::Simulator::Schedule(std::max(m_end - now, ns3::Time(0)),
+                           [this]
+                           {
+                             m_durationOver = true;
+                             m_service->Progressed();
+                           });
   if (m_meanGapS <= 0)
   {
     return;
@@ -67,7 +72,13 @@ RandomWorkload::ScheduleNext(uint32_t i)
 {
   // Inverse CDF; 1 - u lies in (0, 1], so the logarithm is finite.
   const double u = ns3::SplitMixUniform(m_streams[i]);
-  m_next[i] += ns3::Seconds(-m_meanGapS * std::log1p(-u));
+  // The gap in seconds first: at a tiny load it exceeds what a Time holds.
+  const double gapS = -m_meanGapS * std::log1p(-u);
+  if (gapS >= (m_end - m_next[i]).GetSeconds())
+  {
+    return; // past the end of the duration
+  }
+  m_next[i] += ns3::Seconds(gapS);
   if (m_next[i] < m_end)
   {
     ns3::Simulator::Schedule(m_next[i] - ns3::Simulator::Now(), &RandomWorkload::Arrive, this, i);

@@ -19,8 +19,8 @@ const char* kRunUsage = R"(usage: mrcsim run SCENARIO.json [--set path=value ...
        mrcsim validate SCENARIO.json [--set path=value ...]
   run:      runs the scenario's workloads on each of its transports and writes
             DIR/summary.json (default DIR: results/<name>) and DIR/<transport>/{collectives,
-            messages,timeseries}.csv; prints a comparison table. Ctrl-C stops cleanly and
-            writes partial results, marked partial.
+            messages,timeseries}.csv; prints a comparison table. Ctrl-C, SIGTERM and
+            SIGHUP stop cleanly and write partial results, marked partial (exit code 3).
   validate: reads and checks the scenario (keys, types, ranges, references) and builds nothing.
   A scenario with a "sweep" block: run runs the base scenario only; scripts/sweep.py runs the
   sweep's points (in parallel) and aggregates them.
@@ -29,9 +29,12 @@ const char* kRunUsage = R"(usage: mrcsim run SCENARIO.json [--set path=value ...
             --set transport.0.attributes.ns3::MrcQueuePair::EvCount=64
 )";
 
+/// SIGINT (Ctrl-C), SIGTERM and SIGHUP (what batch schedulers such as Slurm send before they
+/// kill a job) stop the run cleanly: partial results are written, marked with the signal.
 void
-OnSigint(int)
+OnStopSignal(int signal)
 {
+  g_stopSignal = signal;
   g_interrupted = true;
 }
 
@@ -79,6 +82,20 @@ PrintTable(const ScenarioSpec& spec, const nlohmann::json& runs)
   }
 }
 
+/// A usage error (message and usage on stderr, exit status 2) unless exactly one scenario
+/// file is given.
+void
+RequireOneScenario(const CliArgs& args)
+{
+  const auto n = args.Positional().size();
+  if (n != 1)
+  {
+    throw UsageError(n == 0 ? "expected a scenario file (SCENARIO.json)"
+                            : "expected one scenario file, got " + std::to_string(n) + ": " +
+                                args.Positional()[0] + " " + args.Positional()[1] + (n > 2 ? " ..." : ""));
+  }
+}
+
 /// "12 points: 3 x 2 values x 2 seeds"
 std::string
 SweepSize(const SweepSpec& sweep)
@@ -98,11 +115,12 @@ int
 ValidateCommand(const std::vector<std::string>& argv)
 {
   CliArgs args(argv, { "--help" }, { "--set" });
-  if (args.Flag("--help") || args.Positional().size() != 1)
+  if (args.Flag("--help"))
   {
     std::cout << kRunUsage;
-    return args.Flag("--help") ? 0 : 2;
+    return 0;
   }
+  RequireOneScenario(args);
   ScenarioSpec spec = ReadScenarioFile(args.Positional()[0], args.Values("--set"));
   std::cout << spec.file << ": valid (" << spec.transports.size() << " transport(s), " << spec.workloads.size()
             << " workload(s), " << spec.failures.size() << " failure(s)"
@@ -114,11 +132,12 @@ int
 RunCommand(const std::vector<std::string>& argv)
 {
   CliArgs args(argv, { "--help", "--quiet" }, { "--set", "--out" });
-  if (args.Flag("--help") || args.Positional().size() != 1)
+  if (args.Flag("--help"))
   {
     std::cout << kRunUsage;
-    return args.Flag("--help") ? 0 : 2;
+    return 0;
   }
+  RequireOneScenario(args);
   ScenarioSpec spec = ReadScenarioFile(args.Positional()[0], args.Values("--set"));
   if (spec.sweep)
   {
@@ -128,7 +147,13 @@ RunCommand(const std::vector<std::string>& argv)
   ScenarioRunOptions options;
   options.outDir = args.Value("--out", "results/" + spec.name);
   options.progress = !args.Flag("--quiet");
-  std::signal(SIGINT, OnSigint);
+  for (int signal : { SIGINT, SIGTERM, SIGHUP })
+  {
+    struct sigaction action = {};
+    action.sa_handler = OnStopSignal;
+    sigemptyset(&action.sa_mask);
+    sigaction(signal, &action, nullptr);
+  }
   ScenarioResult result = RunScenario(spec, options);
   PrintTable(spec, result.summary["runs"]);
   std::cout << "results in " << options.outDir << "/ (summary.json, <transport>/*.csv)\n";

@@ -18,13 +18,80 @@ IsIndex(const std::string& s)
          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
+/// Length of the valid UTF-8 sequence at `s[i]`, or 0 (RFC 3629: no overlong forms, no
+/// surrogates, nothing above U+10FFFF).
+std::size_t
+Utf8Length(const std::string& s, std::size_t i)
+{
+  const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const unsigned c = byte(i);
+  const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return byte(k) >= lo && byte(k) <= hi; };
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xC2 && c <= 0xDF)
+    return cont(i + 1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF)
+  {
+    const unsigned lo = c == 0xE0 ? 0xA0 : 0x80;
+    const unsigned hi = c == 0xED ? 0x9F : 0xBF;
+    return cont(i + 1, lo, hi) && cont(i + 2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4)
+  {
+    const unsigned lo = c == 0xF0 ? 0x90 : 0x80;
+    const unsigned hi = c == 0xF4 ? 0x8F : 0xBF;
+    return cont(i + 1, lo, hi) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+/// `s` with every byte that is not part of valid UTF-8 written as \xNN; sets *firstBad to the
+/// offset of the first such byte (npos if none).
+std::string
+EscapeInvalidUtf8(const std::string& s, std::size_t* firstBad)
+{
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  *firstBad = std::string::npos;
+  for (std::size_t i = 0; i < s.size();)
+  {
+    const std::size_t n = Utf8Length(s, i);
+    if (n == 0)
+    {
+      if (*firstBad == std::string::npos)
+        *firstBad = i;
+      const auto c = static_cast<unsigned char>(s[i]);
+      out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+      ++i;
+      continue;
+    }
+    out.append(s, i, n);
+    i += n;
+  }
+  return out;
+}
+
 } // namespace
 
 void
 ApplyOverride(nlohmann::json& document, const std::string& assignment)
 {
-  auto fail = [&assignment](const std::string& message)
-  { throw SpecError("override \"" + assignment + "\": " + message); };
+  std::size_t badByte = 0;
+  std::string shown = EscapeInvalidUtf8(assignment, &badByte);
+  if (shown.size() > 120)
+  {
+    // Messages quote the override; a huge one is cut (at a character boundary).
+    std::size_t cut = 100;
+    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80)
+      --cut;
+    shown = shown.substr(0, cut) + "... (" + std::to_string(assignment.size()) + " bytes)";
+  }
+  auto fail = [&shown](const std::string& message) { throw SpecError("override \"" + shown + "\": " + message); };
+  if (badByte != std::string::npos)
+  {
+    // Caught here, before anything runs: JSON strings are UTF-8, and the results repeat them.
+    fail("not valid UTF-8 (byte " + std::to_string(badByte + 1) + "); scenario values are UTF-8 text");
+  }
   const size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
   {
@@ -47,8 +114,13 @@ ApplyOverride(nlohmann::json& document, const std::string& assignment)
     start = dot + 1;
   }
   // A value that is not JSON is a string, so "--set transport.attributes.X=1s" needs no quotes.
-  nlohmann::json value = nlohmann::json::parse(assignment.substr(eq + 1), nullptr, false);
-  if (value.is_discarded())
+  // JSON that is too deep, repeats a key or overflows a number is an error, as in a file.
+  nlohmann::json value;
+  try
+  {
+    value = ParseJsonText(assignment.substr(eq + 1), "override \"" + shown + "\": the value of " + dotted);
+  }
+  catch (const JsonSyntaxError&)
   {
     value = assignment.substr(eq + 1);
   }

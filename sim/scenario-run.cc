@@ -1,6 +1,10 @@
 #include "sim/scenario-run.h"
 
+#include "sim/output-file.h"
+
+#include <chrono>
 #include <filesystem>
+#include <stdexcept>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -22,13 +26,50 @@ ScenarioHash(const nlohmann::json& document)
   return out.str();
 }
 
+namespace
+{
+
+/// Creates the results directory and each transport's, and removes what an earlier run left
+/// there that this run writes (or might not write): the old summary.json first, so that a run
+/// that fails or is killed never leaves it beside new CSVs.
+void
+PrepareOutputDirectory(const std::filesystem::path& out, const ScenarioSpec& spec)
+{
+  try
+  {
+    std::filesystem::create_directories(out);
+    std::filesystem::remove(out / "summary.json");
+    for (const TransportSpec& t : spec.transports)
+    {
+      const std::filesystem::path dir = out / t.label;
+      std::filesystem::create_directories(dir);
+      for (const char* name : { "collectives.csv", "messages.csv", "timeseries.csv", "ports.csv" })
+        std::filesystem::remove(dir / name);
+      if (std::filesystem::is_directory(dir / "pcap"))
+        for (const auto& entry : std::filesystem::directory_iterator(dir / "pcap"))
+          if (entry.path().extension() == ".pcap")
+            std::filesystem::remove(entry.path());
+    }
+  }
+  catch (const std::filesystem::filesystem_error& e)
+  {
+    throw std::runtime_error("cannot prepare the results directory " + out.string() + ": " + e.code().message() +
+                             (e.path1().empty() ? "" : " (" + e.path1().string() + ")"));
+  }
+}
+
+} // namespace
+
 ScenarioResult
 RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
 {
+  // One wall-time limit for the whole scenario, all transports together.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                             std::chrono::duration<double>(spec.stop.wallTimeS));
   const std::filesystem::path out = options.outDir;
   if (!options.outDir.empty())
   {
-    std::filesystem::create_directories(out);
+    PrepareOutputDirectory(out, spec);
   }
   auto fabric = std::make_shared<const Fabric>(BuildFabric(spec.topology, spec.file));
 
@@ -41,10 +82,10 @@ RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
       break;
     RunOptions transportOptions;
     transportOptions.progress = options.progress;
+    transportOptions.deadline = deadline;
     if (!options.outDir.empty())
     {
       transportOptions.outDir = (out / t.label).string();
-      std::filesystem::create_directories(transportOptions.outDir);
     }
     TransportResult r = RunTransport(spec, t, fabric, transportOptions);
     runs.push_back(r.summary);
@@ -68,7 +109,7 @@ RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
                      { "wall_clock", wall } };
   if (!options.outDir.empty())
   {
-    std::ofstream(out / "summary.json") << result.summary.dump(2) << "\n";
+    WriteOutputFile((out / "summary.json").string(), result.summary.dump(2) + "\n");
   }
   return result;
 }

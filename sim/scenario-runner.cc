@@ -1,8 +1,11 @@
 #include "sim/scenario-runner.h"
 
+#include "sim/failure-schedule.h"
 #include "sim/latency-histogram.h"
+#include "sim/network-service.h"
 #include "sim/pcap-capture.h"
 #include "sim/process-stats.h"
+#include "sim/run-watchdog.h"
 
 #include "models/fabric-packet.h"
 #include "models/fabric-switch.h"
@@ -36,384 +39,29 @@ using ns3::RdmaQueuePair;
 using ns3::Simulator;
 using ns3::Time;
 
-/// Completion callbacks waiting on one receiving QP, in posting order (RDMA completes a QP's
-/// messages in order).
-using PendingQueue = std::deque<std::function<void()>>;
-
+/// A progress line on stderr: simulated time, share of bytes delivered, event rate, wall time.
 void
-OnRecvComplete(PendingQueue* pending, uint32_t, uint64_t, uint64_t, Time)
+PrintProgress(const std::string& label,
+              const std::vector<std::unique_ptr<Workload>>& workloads,
+              double events,
+              double elapsed)
 {
-  std::function<void()> done = std::move(pending->front());
-  pending->pop_front();
-  done();
-}
-
-void
-OnQpError(std::vector<std::string>* errors, uint32_t qpn, const std::string& cause)
-{
-  errors->push_back("QP " + std::to_string(qpn) + ": " + cause);
-}
-
-void
-AddLatency(LatencyHistogram* h, Time oneWay)
-{
-  h->Add(oneWay.GetSeconds() * 1e6);
-}
-
-void
-CountEvTransition(uint64_t* n, uint32_t, uint16_t, int, ns3::EvState, ns3::EvState)
-{
-  ++*n;
-}
-
-/// The QPs between two GPUs, both directions (a QP pair carries data both ways).
-struct Connection
-{
-  uint32_t a = 0;
-  std::vector<Ptr<RdmaQueuePair>> aSide;
-  std::vector<Ptr<RdmaQueuePair>> bSide;
-  std::vector<PendingQueue*> aPending; ///< completions of messages received by aSide[i]
-  std::vector<PendingQueue*> bPending;
-};
-
-/// Workloads' messages on the QPs of one transport; QPs are created on a pair's first message.
-class NetworkService : public MessageService
-{
-public:
-  NetworkService(ns3::FabricNetwork& net, const TransportSpec& transport) : m_net(net), m_transport(transport) {}
-
-  /// The NICs' host latencies (RdmaNic PostLatency and CompletionLatency) bracket the message:
-  /// its QPs have it PostLatency after the post, and the receiver sees it CompletionLatency after
-  /// its last byte arrived.
-  void Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done) override
+  // Work done: bytes of completed messages over all the bytes the workloads will post.
+  uint64_t doneBytes = 0;
+  uint64_t total = 0;
+  for (auto& w : workloads)
   {
-    Connection& c = Get(src, dst);
-    const ns3::Time post = ns3::GetOrCreateNic(m_net, src)->PostLatency();
-    const ns3::Time completion = ns3::GetOrCreateNic(m_net, dst)->CompletionLatency();
-    if (completion.IsStrictlyPositive())
-    {
-      done = [completion, done = std::move(done)] { ns3::Simulator::Schedule(completion, done); };
-    }
-    if (post.IsStrictlyPositive())
-    {
-      ns3::Simulator::Schedule(post,
-                               [this, &c, src, bytes, done = std::move(done)]() mutable
-                               { Post(c, src, bytes, std::move(done)); });
-      return;
-    }
-    Post(c, src, bytes, std::move(done));
+    for (const MessageRecord& m : w->Messages())
+      doneBytes += m.done.IsZero() ? 0 : m.bytes;
+    total += w->BytesTotal();
   }
-
-  const std::vector<Ptr<RdmaQueuePair>>& AllQps() const { return m_qps; }
-  const std::vector<std::string>& Errors() const { return m_errors; }
-  /// \brief One-way latency of every full data packet, NIC to NIC, microseconds.
-  const LatencyHistogram& PacketLatency() const { return m_packetLatency; }
-  uint64_t EvTransitions() const { return m_evTransitions; }
-
-private:
-  void Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done)
-  {
-    const bool forward = src == c.a;
-    auto& senders = forward ? c.aSide : c.bSide;
-    auto& pending = forward ? c.bPending : c.aPending;
-    // RoCEv2 with several QPs per connection: the message is split evenly over them (as NCCL
-    // splits over channels) and completes with its last part.
-    const uint64_t parts = std::min<uint64_t>(senders.size(), bytes);
-    if (parts == 1)
-    {
-      pending[0]->push_back(std::move(done));
-      senders[0]->PostWrite(bytes);
-      return;
-    }
-    auto left = std::make_shared<uint64_t>(parts);
-    auto whole = std::make_shared<std::function<void()>>(std::move(done));
-    for (uint64_t i = 0; i < parts; ++i)
-    {
-      const uint64_t part = bytes / parts + (i < bytes % parts ? 1 : 0);
-      pending[i]->push_back(
-        [left, whole]
-        {
-          if (--*left == 0)
-            (*whole)();
-        });
-      senders[i]->PostWrite(part);
-    }
-  }
-
-  Connection& Get(uint32_t src, uint32_t dst)
-  {
-    const uint64_t key = (uint64_t(std::min(src, dst)) << 32) | std::max(src, dst);
-    auto it = m_connections.find(key);
-    if (it != m_connections.end())
-    {
-      return it->second;
-    }
-    Connection& c = m_connections[key];
-    c.a = std::min(src, dst);
-    const uint32_t b = std::max(src, dst);
-    for (uint32_t gpu : { c.a, b })
-    {
-      if (m_latencyTraced.insert(gpu).second)
-      {
-        Ptr<ns3::RdmaNic> nic = ns3::GetOrCreateNic(m_net, gpu);
-        nic->EnableLatencyTracing();
-        nic->TraceConnectWithoutContext("PacketLatency", ns3::MakeBoundCallback(&AddLatency, &m_packetLatency));
-      }
-    }
-    if (m_transport.type == "mrc")
-    {
-      auto qp = ns3::ConnectMrc(m_net, c.a, b);
-      for (auto side : { qp.first, qp.second })
-      {
-        side->TraceConnectWithoutContext("EvState", ns3::MakeBoundCallback(&CountEvTransition, &m_evTransitions));
-      }
-      Add(c, qp.first, qp.second);
-    }
-    else
-    {
-      const uint16_t ports = m_net.GetHost(c.a)->NumPorts();
-      for (uint32_t q = 0; q < m_transport.qpsPerConnection; ++q)
-      {
-        uint64_t h = (uint64_t(c.a) << 32) ^ (uint64_t(b) << 8) ^ q;
-        const uint16_t entropy = static_cast<uint16_t>(0xC000 | (ns3::SplitMix64(h) & 0x3FFF));
-        auto qp = ns3::ConnectRoce(m_net, c.a, b, static_cast<uint16_t>(q % ports), entropy);
-        Add(c, qp.first, qp.second);
-      }
-    }
-    return c;
-  }
-
-  void Add(Connection& c, Ptr<RdmaQueuePair> x, Ptr<RdmaQueuePair> y)
-  {
-    c.aSide.push_back(x);
-    c.bSide.push_back(y);
-    for (auto [qp, list] : { std::make_pair(x, &c.aPending), std::make_pair(y, &c.bPending) })
-    {
-      m_pending.emplace_back();
-      PendingQueue* pending = &m_pending.back();
-      list->push_back(pending);
-      qp->TraceConnectWithoutContext("RecvComplete", ns3::MakeBoundCallback(&OnRecvComplete, pending));
-      qp->TraceConnectWithoutContext("Error", ns3::MakeBoundCallback(&OnQpError, &m_errors));
-      m_qps.push_back(qp);
-    }
-  }
-
-  ns3::FabricNetwork& m_net;
-  const TransportSpec& m_transport;
-  std::map<uint64_t, Connection> m_connections;
-  std::deque<PendingQueue> m_pending; ///< stable addresses
-  std::vector<Ptr<RdmaQueuePair>> m_qps;
-  std::vector<std::string> m_errors;
-  uint64_t m_evTransitions = 0;
-  std::set<uint32_t> m_latencyTraced; ///< GPUs whose NIC reports packet latency
-  LatencyHistogram m_packetLatency{ 1e-3 };
-};
-
-/// The links of `fabric` touching a switch of `plane` (all tiers).
-std::vector<uint32_t>
-PlaneLinks(const Fabric& fabric, int plane)
-{
-  std::set<uint32_t> links;
-  for (int tier = 0; tier < fabric.NumTiers(); ++tier)
-  {
-    for (VertexId v : fabric.Switches(plane, tier))
-    {
-      for (uint16_t p = 0; p < fabric.Degree(v); ++p)
-        links.insert(fabric.LinkAt(v, p).id);
-    }
-  }
-  return { links.begin(), links.end() };
-}
-
-std::vector<uint32_t>
-SwitchLinks(const Fabric& fabric, int plane, int tier, uint32_t index)
-{
-  VertexId v = fabric.Switches(plane, tier)[index];
-  std::vector<uint32_t> links;
-  for (uint16_t p = 0; p < fabric.Degree(v); ++p)
-    links.push_back(fabric.LinkAt(v, p).id);
-  return links;
-}
-
-/// Links of a class: "gpu-t0" (a GPU at one end), "t0-t1" (tier-0 and tier-1 switches) or "all".
-std::vector<uint32_t>
-ClassLinks(const Fabric& fabric, const std::string& linkClass)
-{
-  std::vector<uint32_t> links;
-  for (uint32_t id = 0; id < fabric.NumLinks(); ++id)
-  {
-    auto [a, b] = fabric.Ends(id);
-    const FabricNode& na = fabric.Node(a);
-    const FabricNode& nb = fabric.Node(b);
-    const bool gpu = na.role == NodeRole::Gpu || nb.role == NodeRole::Gpu;
-    const bool t0t1 = !gpu && std::min(na.tier, nb.tier) == 0 && std::max(na.tier, nb.tier) == 1;
-    if (linkClass == "all" || (linkClass == "gpu-t0" && gpu) || (linkClass == "t0-t1" && t0t1))
-      links.push_back(id);
-  }
-  return links;
-}
-
-/// Sets the scenario's random loss per link class (both directions of each link, from the start);
-/// returns what was set (for the summary).
-nlohmann::json
-ApplyLinkLoss(const ScenarioSpec& spec, const Fabric& fabric, ns3::FabricNetwork& net)
-{
-  nlohmann::json log = nlohmann::json::array();
-  for (const LinkLossSpec& l : spec.linkLoss)
-  {
-    const std::vector<uint32_t> links = ClassLinks(fabric, l.linkClass);
-    for (uint32_t id : links)
-    {
-      auto [a, b] = fabric.Ends(id);
-      const FabricLink& link = fabric.Link(id);
-      Ptr<ns3::FabricChannel> ch = net.GetChannel(id);
-      ch->SetLossRate(ns3::PeekPointer(net.GetPort(a, link.portA)), l.rate);
-      ch->SetLossRate(ns3::PeekPointer(net.GetPort(b, link.portB)), l.rate);
-    }
-    log.push_back({ { "link_class", l.linkClass }, { "rate", l.rate }, { "links", links.size() } });
-  }
-  return log;
-}
-
-/// Schedules the failure timeline; returns a log of what will happen (for the summary).
-nlohmann::json
-ScheduleFailures(const ScenarioSpec& spec, const Fabric& fabric, ns3::FabricNetwork& net)
-{
-  nlohmann::json log = nlohmann::json::array();
-  auto setLinks = [&net](Time at, const std::vector<uint32_t>& links, bool up)
-  {
-    for (uint32_t id : links)
-      net.ScheduleLinkUp(at, id, up);
-  };
-  uint64_t stream = 0;
-  for (const FailureSpec& f : spec.failures)
-  {
-    const Time at = MicrosecondsToTime(f.atUs);
-    const std::string& t = f.type;
-    nlohmann::json entry{ { "type", t }, { "at_us", f.atUs } };
-    if (t == "link_down" || t == "link_up" || t == "port_down" || t == "port_up")
-    {
-      const uint32_t id = ResolveLink(fabric, f.link, spec.file);
-      setLinks(at, { id }, t == "link_up" || t == "port_up");
-      entry["links"] = { id };
-    }
-    else if (t == "link_flap")
-    {
-      const uint32_t id = ResolveLink(fabric, f.link, spec.file);
-      for (uint32_t k = 0; k < f.count; ++k)
-      {
-        setLinks(MicrosecondsToTime(f.atUs + k * f.periodUs), { id }, false);
-        setLinks(MicrosecondsToTime(f.atUs + (k + 0.5) * f.periodUs), { id }, true);
-      }
-      entry["links"] = { id };
-    }
-    else if (t == "switch_down" || t == "switch_up")
-    {
-      auto links = SwitchLinks(fabric, f.plane, f.tier, f.index);
-      setLinks(at, links, t == "switch_up");
-      entry["links"] = links.size();
-    }
-    else if (t == "plane_down" || t == "plane_up")
-    {
-      auto links = PlaneLinks(fabric, f.plane);
-      setLinks(at, links, t == "plane_up");
-      entry["links"] = links.size();
-    }
-    else if (t == "gray")
-    {
-      const uint32_t id = ResolveLink(fabric, f.link, spec.file);
-      auto [a, b] = fabric.Ends(id);
-      const FabricLink& l = fabric.Link(id);
-      Ptr<ns3::FabricChannel> ch = net.GetChannel(id);
-      Ptr<ns3::FabricPort> pa = net.GetPort(a, l.portA);
-      Ptr<ns3::FabricPort> pb = net.GetPort(b, l.portB);
-      const double loss = f.lossRate;
-      const double rate = f.rateFactor;
-      Simulator::Schedule(at,
-                          [ch, pa, pb, loss, rate]
-                          {
-                            for (auto p : { pa, pb })
-                            {
-                              ch->SetLossRate(ns3::PeekPointer(p), loss);
-                              ch->SetRateFactor(ns3::PeekPointer(p), rate);
-                            }
-                          });
-      entry["links"] = { id };
-    }
-    else if (t == "random_links")
-    {
-      // Failures of a link class as a Poisson process (rate: links / MTBF), each repaired after
-      // an exponential time of mean MTTR; drawn from the scenario seed.
-      auto links = ClassLinks(fabric, f.linkClass);
-      uint64_t rng = WorkloadStreamSeed(spec.seed, "random_links", stream++);
-      double now = f.atUs;
-      uint64_t drawn = 0;
-      while (!links.empty())
-      {
-        now += -std::log1p(-ns3::SplitMixUniform(rng)) * f.mtbfUs / double(links.size());
-        if (now >= f.untilUs)
-          break;
-        const uint32_t id = links[ns3::SplitMix64(rng) % links.size()];
-        const double repair = -std::log1p(-ns3::SplitMixUniform(rng)) * f.mttrUs;
-        setLinks(MicrosecondsToTime(now), { id }, false);
-        setLinks(MicrosecondsToTime(now + repair), { id }, true);
-        ++drawn;
-      }
-      entry["failures_drawn"] = drawn;
-      entry["links_in_class"] = links.size();
-    }
-    log.push_back(entry);
-  }
-  return log;
-}
-
-/// Ports whose transmitted bytes make the time series: switch ports facing GPUs (goodput
-/// delivered per plane) and T0 up-ports (fabric utilisation per plane).
-struct SampledPorts
-{
-  std::vector<std::vector<Ptr<ns3::FabricPort>>> lastHop; ///< by plane
-  std::vector<std::vector<Ptr<ns3::FabricPort>>> up;      ///< by plane
-  std::vector<double> upCapacityBps;                      ///< by plane
-};
-
-SampledPorts
-FindSampledPorts(const Fabric& fabric, ns3::FabricNetwork& net)
-{
-  SampledPorts s;
-  const int planes = std::max(1, fabric.NumPlanes());
-  s.lastHop.resize(planes);
-  s.up.resize(planes);
-  s.upCapacityBps.assign(planes, 0);
-  for (uint32_t id = 0; id < fabric.NumLinks(); ++id)
-  {
-    auto [a, b] = fabric.Ends(id);
-    const FabricLink& l = fabric.Link(id);
-    for (auto [v, port, peer] : { std::make_tuple(a, l.portA, b), std::make_tuple(b, l.portB, a) })
-    {
-      const FabricNode& n = fabric.Node(v);
-      const FabricNode& p = fabric.Node(peer);
-      if (n.role != NodeRole::Switch)
-        continue;
-      const int plane = std::max<int>(0, n.plane);
-      if (p.role == NodeRole::Gpu)
-        s.lastHop[plane].push_back(net.GetPort(v, port));
-      else if (n.tier == 0 && p.tier == 1)
-      {
-        s.up[plane].push_back(net.GetPort(v, port));
-        s.upCapacityBps[plane] += double(l.rateBps);
-      }
-    }
-  }
-  return s;
-}
-
-uint64_t
-SumTxBytes(const std::vector<Ptr<ns3::FabricPort>>& ports)
-{
-  uint64_t sum = 0;
-  for (const auto& p : ports)
-    sum += p->TxBytes();
-  return sum;
+  const double share = total ? double(doneBytes) / double(total) : 0;
+  std::cerr << "[" << label << "] " << std::fixed << std::setprecision(1) << Simulator::Now().GetMicroSeconds()
+            << " us simulated, " << std::setprecision(0) << share * 100 << "% of bytes delivered, "
+            << events / elapsed << " events/s, " << std::setprecision(1) << elapsed << " s";
+  if (share > 0.02)
+    std::cerr << ", ETA " << elapsed * (1 - share) / share << " s";
+  std::cerr << std::endl;
 }
 
 } // namespace
@@ -497,59 +145,6 @@ RunTransport(const ScenarioSpec& spec,
   {
     workloads.push_back(MakeWorkload(w, spec.seed, ideal));
   }
-  for (auto& w : workloads)
-  {
-    w->Start(service);
-  }
-  nlohmann::json failureLog = ScheduleFailures(spec, *fabric, net);
-  const nlohmann::json linkLossLog = ApplyLinkLoss(spec, *fabric, net);
-  EnablePcapCaptures(spec, *fabric, net, options.outDir); // outputs.pcap (sim/pcap-capture.h)
-
-  // Time series and the monitor (stop conditions, progress) on one periodic event.
-  SampledPorts sampled = FindSampledPorts(*fabric, net);
-  const int planes = static_cast<int>(sampled.lastHop.size());
-  const Time interval = MicrosecondsToTime(spec.outputs.sampleIntervalUs);
-  std::ofstream series;
-  if (!options.outDir.empty())
-  {
-    series.open(options.outDir + "/timeseries.csv");
-    series << "time_us,plane,goodput_gbps,uplink_utilisation\n";
-  }
-  TimeSeries timeSeries;
-  // outputs.ports: both ends of each listed link, each once.
-  struct SampledPort
-  {
-    uint32_t link;
-    std::string node;
-    uint16_t port;
-    Ptr<FabricPort> p;
-    double rateBps;
-    uint64_t lastTx = 0;
-  };
-  std::vector<SampledPort> portSamples;
-  {
-    std::set<std::pair<VertexId, uint16_t>> seen;
-    for (const LinkSelector& s : spec.outputs.portLinks)
-    {
-      const uint32_t id = ResolveLink(*fabric, s, spec.file);
-      const auto [a, b] = fabric->Ends(id);
-      const FabricLink& l = fabric->Link(id);
-      for (const auto& [v, port] : { std::make_pair(a, l.portA), std::make_pair(b, l.portB) })
-        if (seen.insert({ v, port }).second)
-          portSamples.push_back({ id, fabric->VertexName(v), port, net.GetPort(v, port), double(l.rateBps) });
-    }
-  }
-  std::ofstream portsCsv;
-  if (!options.outDir.empty() && !portSamples.empty())
-  {
-    portsCsv.open(options.outDir + "/ports.csv");
-    portsCsv << "time_us,link,node,port,queue_bytes,utilisation\n";
-  }
-  std::vector<uint64_t> lastGood(planes, 0);
-  std::vector<uint64_t> lastUp(planes, 0);
-  std::string stopReason = "all work done";
-  bool partial = false;
-  double lastProgress = 0;
   auto allDone = [&]
   {
     for (auto& w : workloads)
@@ -557,108 +152,92 @@ RunTransport(const ScenarioSpec& spec,
         return false;
     return true;
   };
+  // The run ends as its work does, whatever the sampling interval.
+  service.SetOnProgress(
+    [&]
+    {
+      if (allDone())
+        Simulator::Stop();
+    });
+  for (auto& w : workloads)
+  {
+    w->Start(service);
+  }
+  const FailureSchedule failures(spec, *fabric, net);
+  const nlohmann::json linkLossLog = ApplyLinkLoss(spec, *fabric, net);
+  EnablePcapCaptures(spec, *fabric, net, options.outDir); // outputs.pcap (sim/pcap-capture.h)
+
+  // The monitor: samples the time series, stops at the simulated-time limit or when nothing is
+  // left to happen, prints progress. The wall-time limit and signals are the watchdog's.
+  TimeSeriesSampler sampler(spec, *fabric, net, options.outDir);
+  const Time interval = MicrosecondsToTime(spec.outputs.sampleIntervalUs);
+  const Time simLimit = MicrosecondsToTime(spec.stop.simTimeUs);
+  std::string stopReason = "all work done";
+  bool partial = false;
+  double lastProgress = 0;
   const uint64_t events0 = Simulator::GetEventCount();
   std::function<void()> monitor = [&]
   {
-    for (int p = 0; p < planes; ++p)
+    sampler.Sample();
+    const auto stop = [&](const std::string& reason)
     {
-      const uint64_t good = SumTxBytes(sampled.lastHop[p]);
-      const uint64_t up = SumTxBytes(sampled.up[p]);
-      const double dt = interval.GetSeconds();
-      const double goodput = double(good - lastGood[p]) * 8 / dt / 1e9;
-      const double utilisation =
-        sampled.upCapacityBps[p] > 0 ? double(up - lastUp[p]) * 8 / dt / sampled.upCapacityBps[p] : 0.0;
-      timeSeries.timeUs.push_back(double(Simulator::Now().GetPicoSeconds()) / 1e6);
-      timeSeries.plane.push_back(p);
-      timeSeries.goodputGbps.push_back(goodput);
-      timeSeries.uplinkUtilisation.push_back(utilisation);
-      if (series.is_open())
-      {
-        series << Simulator::Now().GetMicroSeconds() << "," << p << "," << goodput << "," << utilisation << "\n";
-      }
-      lastGood[p] = good;
-      lastUp[p] = up;
-    }
-    for (SampledPort& sp : portSamples)
-    {
-      uint64_t queued = 0;
-      for (uint8_t cls = 0; cls < sp.p->QueueConfig()->NumClasses(); ++cls)
-        queued += sp.p->QueueBytes(cls);
-      const uint64_t tx = sp.p->TxBytes();
-      const double utilisation = double(tx - sp.lastTx) * 8 / interval.GetSeconds() / sp.rateBps;
-      sp.lastTx = tx;
-      TimeSeries::Ports& ps = timeSeries.ports;
-      ps.timeUs.push_back(double(Simulator::Now().GetPicoSeconds()) / 1e6);
-      ps.link.push_back(sp.link);
-      ps.node.push_back(sp.node);
-      ps.port.push_back(sp.port);
-      ps.queueBytes.push_back(queued);
-      ps.utilisation.push_back(utilisation);
-      if (portsCsv.is_open())
-        portsCsv << Simulator::Now().GetMicroSeconds() << "," << sp.link << "," << sp.node << "," << sp.port << ","
-                 << queued << "," << utilisation << "\n";
-    }
+      stopReason = reason;
+      partial = true;
+      Simulator::Stop();
+    };
     if (allDone())
     {
       Simulator::Stop();
       return;
     }
+    if (Simulator::Now() >= simLimit)
+    {
+      stop("sim_time limit");
+      return;
+    }
+    if (Simulator::IsFinished())
+    {
+      // No event is left but this one: nothing can ever happen again.
+      const uint64_t failed = service.FailedMessages();
+      const uint64_t waiting = service.OutstandingMessages();
+      std::string reason = "no progress possible:";
+      if (failed > 0)
+        reason += " " + std::to_string(failed) + " message(s) failed on QPs in error" + (waiting ? "," : "");
+      if (waiting > 0)
+        reason += " " + std::to_string(waiting) + " message(s) waiting on paths that never recovered";
+      if (failed == 0 && waiting == 0)
+        reason += " no event left and work undone";
+      stop(reason);
+      return;
+    }
     const double elapsed = wall.Seconds();
-    if (g_interrupted)
-    {
-      stopReason = "interrupted";
-      partial = true;
-      Simulator::Stop();
-      return;
-    }
-    if (spec.stop.wallTimeS > 0 && elapsed > spec.stop.wallTimeS)
-    {
-      stopReason = "wall_time limit";
-      partial = true;
-      Simulator::Stop();
-      return;
-    }
     if (options.progress && elapsed > 3 && elapsed - lastProgress >= 2)
     {
       lastProgress = elapsed;
-      // Work done: bytes of completed messages over all the bytes the workloads will post.
-      uint64_t doneBytes = 0;
-      uint64_t total = 0;
-      for (auto& w : workloads)
-      {
-        for (const MessageRecord& m : w->Messages())
-          doneBytes += m.done.IsZero() ? 0 : m.bytes;
-        total += w->BytesTotal();
-      }
-      const double share = total ? double(doneBytes) / double(total) : 0;
-      const double rate = double(Simulator::GetEventCount() - events0) / elapsed;
-      std::cerr << "[" << transport.label << "] " << std::fixed << std::setprecision(1)
-                << Simulator::Now().GetMicroSeconds() << " us simulated, " << std::setprecision(0) << share * 100
-                << "% of bytes delivered, " << rate << " events/s, " << std::setprecision(1) << elapsed << " s";
-      if (share > 0.02)
-        std::cerr << ", ETA " << elapsed * (1 - share) / share << " s";
-      std::cerr << std::endl;
+      PrintProgress(transport.label, workloads, double(Simulator::GetEventCount() - events0), elapsed);
     }
-    Simulator::Schedule(interval, monitor);
+    Simulator::Schedule(std::min(interval, simLimit - Simulator::Now()), monitor);
   };
-  Simulator::Schedule(interval, monitor);
-  if (spec.stop.simTimeUs > 0)
+  Simulator::Schedule(std::min(interval, simLimit), monitor);
   {
-    Simulator::Schedule(MicrosecondsToTime(spec.stop.simTimeUs),
-                        [&]
-                        {
-                          stopReason = "sim_time limit";
-                          partial = true;
-                          Simulator::Stop();
-                        });
+    RunWatchdog watchdog(options.deadline ? *options.deadline
+                                          : std::chrono::steady_clock::now() +
+                                              std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                std::chrono::duration<double>(spec.stop.wallTimeS)));
+    Simulator::Run();
+    if (!watchdog.Reason().empty())
+    {
+      stopReason = watchdog.Reason();
+      partial = true;
+    }
   }
-  Simulator::Run();
   const uint64_t events = Simulator::GetEventCount() - events0;
   const Time stoppedAt = Simulator::Now();
+  sampler.Sample(); // the last, partial interval
   if (!partial && !allDone())
   {
     partial = true;
-    stopReason = "no more events (work left undone: a QP failed or a path never recovered)";
+    stopReason = "no progress possible: no event left and work undone";
   }
 
   // ---- metrics ---------------------------------------------------------------------------------
@@ -669,14 +248,14 @@ RunTransport(const ScenarioSpec& spec,
   uint64_t messagesDone = 0;
   Time lastDone;
   Time gpuIdle;
-  std::ofstream collCsv;
-  std::ofstream msgCsv;
+  OutputFile collCsv;
+  OutputFile msgCsv;
   if (!options.outDir.empty())
   {
-    collCsv.open(options.outDir + "/collectives.csv");
+    collCsv.Open(options.outDir + "/collectives.csv");
     collCsv << "workload,algorithm,group,iteration,ranks,bytes,start_us,end_us,time_us,ideal_us,slowdown,algbw_gbps,"
                "busbw_gbps\n";
-    msgCsv.open(options.outDir + "/messages.csv");
+    msgCsv.Open(options.outDir + "/messages.csv");
     msgCsv << "workload,src,dst,bytes,posted_us,done_us,time_us,ideal_us,slowdown\n";
   }
   for (auto& w : workloads)
@@ -700,7 +279,7 @@ RunTransport(const ScenarioSpec& spec,
       busbwSum += algbw * c.busFactor;
       ++done;
       lastDone = std::max(lastDone, c.end);
-      if (collCsv.is_open())
+      if (collCsv.IsOpen())
         collCsv << w->Name() << "," << c.algorithm << "," << c.group << "," << c.iteration << "," << c.ranks << ","
                 << c.bytes << "," << c.start.GetSeconds() * 1e6 << "," << c.end.GetSeconds() * 1e6 << "," << t * 1e6
                 << "," << c.idealS * 1e6 << "," << (c.idealS > 0 ? t / c.idealS : 0) << "," << algbw << ","
@@ -729,7 +308,7 @@ RunTransport(const ScenarioSpec& spec,
       messageUs.Add(t * 1e6);
       slowdown.Add(m.idealS > 0 ? t / m.idealS : 0);
       lastDone = std::max(lastDone, m.done);
-      if (msgCsv.is_open())
+      if (msgCsv.IsOpen())
         msgCsv << m.workload << "," << m.src << "," << m.dst << "," << m.bytes << "," << m.posted.GetSeconds() * 1e6
                << "," << m.done.GetSeconds() * 1e6 << "," << t * 1e6 << "," << m.idealS * 1e6 << ","
                << (m.idealS > 0 ? t / m.idealS : 0) << "\n";
@@ -780,7 +359,13 @@ RunTransport(const ScenarioSpec& spec,
 
   TransportResult result;
   result.partial = partial;
-  result.series = std::move(timeSeries);
+  result.series = std::move(sampler.Series());
+  sampler.Finish();
+  if (collCsv.IsOpen())
+  {
+    collCsv.Commit();
+    msgCsv.Commit();
+  }
   nlohmann::json attrs = nlohmann::json::object();
   for (const auto& [k, v] : transport.attributes)
     attrs[k] = v;
@@ -798,6 +383,7 @@ RunTransport(const ScenarioSpec& spec,
     { "messages",
       { { "count", messages },
         { "completed", messagesDone },
+        { "failed", service.FailedMessages() },
         { "time_us", messageUs.Summary() },
         { "slowdown", slowdown.Summary() } } },
     { "packet_latency_us", packetLatency },
@@ -816,7 +402,7 @@ RunTransport(const ScenarioSpec& spec,
       service.Errors().size() > 10 ? std::vector<std::string>(service.Errors().begin(), service.Errors().begin() + 10)
                                    : service.Errors() },
     { "gpu_idle_us", gpuIdle.GetSeconds() * 1e6 },
-    { "failures", failureLog },
+    { "failures", failures.Log() },
     { "link_loss", linkLossLog },
     { "ideal_model",
       { { "gpu_bandwidth_gbps", ideal.gpuBandwidthBps / 1e9 },

@@ -6,12 +6,15 @@
 #define MRCSIM_SIM_SCENARIO_RUNNER_H
 
 #include "sim/scenario-spec.h"
+#include "sim/time-series-sampler.h"
 #include "sim/workload.h"
 #include "topologies/fabric-routing.h"
 
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,35 +22,20 @@
 namespace mrcsim
 {
 
-/// \brief Set by the SIGINT handler; a running scenario stops at its next check and writes
-/// partial results.
+/// \brief Set by the signal handlers (SIGINT, SIGTERM, SIGHUP); a running scenario stops within
+/// a few milliseconds (RunWatchdog) and writes partial results.
 extern std::atomic<bool> g_interrupted;
+/// \brief The signal that set g_interrupted (0 if none or set otherwise).
+extern std::atomic<int> g_stopSignal;
 
 /// \brief Options of a run that are not part of the scenario.
 struct RunOptions
 {
   std::string outDir;   ///< results directory of this transport (CSV files); empty: none
   bool progress = true; ///< progress lines on stderr for runs longer than a few seconds
-};
-
-/// \brief The sampled time series of a run, column by column: one row per sample and plane, in
-/// the order of timeseries.csv.
-struct TimeSeries
-{
-  std::vector<double> timeUs;            ///< sample time, exact (the CSV writes whole microseconds)
-  std::vector<int32_t> plane;            ///< plane of the row (0 on a single-plane fabric)
-  std::vector<double> goodputGbps;       ///< delivered to GPUs by the plane's last-hop ports
-  std::vector<double> uplinkUtilisation; ///< T0 up-ports' transmitted bits over their capacity
-  /// outputs.ports: one row per sample and sampled port, in the order of ports.csv.
-  struct Ports
-  {
-    std::vector<double> timeUs;
-    std::vector<uint32_t> link;       ///< link id
-    std::vector<std::string> node;    ///< the port's node, e.g. "p0.t0.3", "gpu5"
-    std::vector<uint32_t> port;       ///< port number at that node
-    std::vector<uint64_t> queueBytes; ///< queued to send, all classes, at the sample
-    std::vector<double> utilisation;  ///< bits sent since the last sample over the port's capacity
-  } ports;
+  /// When the run must stop (the scenario's wall-time limit counted from its start, for all its
+  /// transports together); unset: stop.wall_time_s from now.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 /// \brief Result of one transport's run.

@@ -31,6 +31,8 @@ namespace
 /// About 11.6 simulated days: far beyond any run, yet it catches a unit slip such as nanoseconds
 /// written where microseconds are meant.
 constexpr double kMaxTimeUs = 1e12;
+constexpr double kMinRateFactor = 1e-6;
+constexpr double kMinLoad = 1e-6;
 constexpr int64_t kMaxIterations = 1000000;
 constexpr int64_t kMaxFlaps = 1000000;
 constexpr int64_t kMaxQps = 64;
@@ -146,17 +148,21 @@ PositiveNumber(JsonReader& r, const std::string& key, double hi, double fallback
   return r.Has(key) ? PositiveNumber(r, key, hi) : fallback;
 }
 
-/// Names and labels end up in output file names and table columns.
+/// Names and labels end up in output file names and table columns: a name is a plain file name
+/// (no ".", "..", hidden or option-like names), at most 100 characters.
 void
 CheckName(const JsonReader& r, const std::string& key, const std::string& name)
 {
   bool ok =
-    !name.empty() && std::all_of(name.begin(),
-                                 name.end(),
-                                 [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.' || c == '-'; });
+    !name.empty() && name.size() <= 100 && (std::isalnum(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+    std::all_of(name.begin(),
+                name.end(),
+                [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '.' || c == '-'; });
   if (!ok)
   {
-    r.Fail(key, "\"" + name + "\" is not a valid name; use letters, digits, '_', '.' and '-'");
+    r.Fail(key,
+           "\"" + name + "\" is not a valid name; use letters, digits, '_', '.' and '-', starting with a letter, "
+           "digit or '_', at most 100 characters");
   }
 }
 
@@ -553,7 +559,9 @@ ParseWorkload(const nlohmann::json& v,
   }
   if (w.type == "random")
   {
-    w.load = PositiveNumber(r, "load", 1);
+    // At least a millionth of the line rate: below it a GPU's arrivals are further apart than
+    // any duration a packet-level run reaches, and the workload would silently post nothing.
+    w.load = r.Number("load", kMinLoad, 1);
     w.durationUs = PositiveNumber(r, "duration_us", kMaxTimeUs);
   }
   r.Finish();
@@ -682,7 +690,9 @@ ParseFailure(const nlohmann::json& v, const std::string& origin, const std::stri
                       ": a gray failure needs \"loss_rate\" [0, 1], \"rate_factor\" (0, 1] or both");
     }
     f.lossRate = r.Number("loss_rate", 0, 1, 0);
-    f.rateFactor = PositiveNumber(r, "rate_factor", 1, 1);
+    // A link keeps at least a millionth of its rate: below that a frame's wire time would
+    // overflow the simulator's clock (and a rate of 0 is a link_down).
+    f.rateFactor = r.Number("rate_factor", kMinRateFactor, 1, 1);
   }
   if (t == "random_links")
   {
@@ -704,8 +714,8 @@ ParseStop(JsonReader r)
 {
   r.Expect({ "sim_time_us", "wall_time_s" });
   StopSpec s;
-  s.simTimeUs = PositiveNumber(r, "sim_time_us", kMaxTimeUs, 0);
-  s.wallTimeS = PositiveNumber(r, "wall_time_s", kMaxTimeUs, 0);
+  s.simTimeUs = PositiveNumber(r, "sim_time_us", kMaxTimeUs, StopSpec::kDefaultSimTimeUs);
+  s.wallTimeS = PositiveNumber(r, "wall_time_s", kMaxTimeUs, StopSpec::kDefaultWallTimeS);
   r.Finish();
   return s;
 }
@@ -721,7 +731,10 @@ ParseOutputs(JsonReader r, const Fabric& fabric)
     for (size_t i = 0; i < v.size(); ++i)
       o.portLinks.push_back(ParseLinkSelector(v[i], r.Origin(), ItemPath(r, "ports", i), fabric));
   }
-  o.sampleIntervalUs = PositiveNumber(r, "sample_interval_us", kMaxTimeUs, o.sampleIntervalUs);
+  o.sampleIntervalUs = r.Number("sample_interval_us",
+                                OutputSpec::kMinSampleIntervalUs,
+                                OutputSpec::kMaxSampleIntervalUs,
+                                o.sampleIntervalUs);
   if (r.Has("pcap"))
   {
     const nlohmann::json& v = List(r, "pcap", "link selectors", false);

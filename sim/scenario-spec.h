@@ -105,16 +105,25 @@ struct LinkLossSpec
   double rate = 0;       ///< probability that a packet crossing such a link is lost, per direction
 };
 
-/// \brief When a run ends: all work done (always), or a limit.
+/// \brief When a run ends: all work done, no progress possible (always), or a limit. Every run
+/// has both limits: a scenario that never finishes still ends.
 struct StopSpec
 {
-  double simTimeUs = 0; ///< 0: no limit
-  double wallTimeS = 0; ///< 0: no limit
+  /// 10 s simulated: well past the slowest recovery of the models (RoCEv2 retry exhaustion, 8
+  /// timeouts doubling from 1.05 ms: 0.27 s).
+  static constexpr double kDefaultSimTimeUs = 1e7;
+  static constexpr double kDefaultWallTimeS = 21600; ///< 6 hours, for the whole scenario
+  double simTimeUs = kDefaultSimTimeUs;
+  double wallTimeS = kDefaultWallTimeS; ///< all transports together
 };
 
 /// \brief What a run writes.
 struct OutputSpec
 {
+  /// Shortest and longest sampling interval: below 0.1 us a sample per packet would cost more
+  /// than the packets; above 1 s nothing would be sampled.
+  static constexpr double kMinSampleIntervalUs = 0.1;
+  static constexpr double kMaxSampleIntervalUs = 1e6;
   double sampleIntervalUs = 10;        ///< time series (goodput per plane, link utilisation)
   std::vector<LinkSelector> pcapLinks; ///< both ends of each link write pcap files
   std::vector<LinkSelector> portLinks; ///< both ends of each link sampled: queue depth, utilisation

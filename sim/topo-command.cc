@@ -1,9 +1,11 @@
 // `mrcsim topo`: build a fabric from a preset or spec file, print its figures, export it.
 #include "sim/cli-args.h"
+#include "sim/output-file.h"
 #include "sim/commands.h"
 #include "topologies/fabric-report.h"
 #include "topologies/graphml-io.h"
 
+#include <cctype>
 #include <iomanip>
 #include <iostream>
 
@@ -71,7 +73,7 @@ TopoCommand(const std::vector<std::string>& argv)
     {
       used = 0;
     }
-    if (used != id.size() || link >= fabric.NumLinks())
+    if (used == 0 || used != id.size() || !std::isdigit(static_cast<unsigned char>(id[0])) || link >= fabric.NumLinks())
     {
       throw UsageError("--fail-link " + id + ": expected a link id in [0, " + std::to_string(fabric.NumLinks() - 1) +
                        "]");
@@ -83,7 +85,9 @@ TopoCommand(const std::vector<std::string>& argv)
   const int status = report.checkOk ? 0 : 1;
   if (args.Has("--graphml"))
   {
-    WriteFabricGraphml(fabric, args.Value("--graphml"));
+    OutputFile file(args.Value("--graphml"));
+    WriteFabricGraphml(fabric, file.Stream());
+    file.Commit();
   }
 
   if (args.Flag("--json"))

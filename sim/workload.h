@@ -30,6 +30,9 @@ public:
   /// \brief Posts `bytes` from GPU `src` to GPU `dst` now; `done` runs at the simulated time the
   /// receiver holds the whole message.
   virtual void Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done) = 0;
+  /// \brief A workload's Done() may have turned true other than by a message completing (e.g.
+  /// random traffic reaching the end of its duration).
+  virtual void Progressed() {}
 };
 
 /// \brief One finished (or unfinished) collective instance: a group's iteration.

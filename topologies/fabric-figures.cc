@@ -52,13 +52,15 @@ ComputeFigures(const Fabric& fabric, const FabricRouting& routing, const std::st
   f.transceivers = 2 * f.links;
   f.transceivers800g = linkEndGbps / 800.0;
 
+  // Fabric::Validate refuses a fabric without GPUs or switches, but figures are computed from
+  // whatever they are given: GPU 0 and level 0 may not exist.
   double gpuGbps = 0;
-  for (uint16_t p = 0; p < fabric.Degree(fabric.Gpu(0)); ++p)
+  for (uint16_t p = 0; fabric.NumGpus() > 0 && p < fabric.Degree(fabric.Gpu(0)); ++p)
   {
     gpuGbps += fabric.LinkAt(fabric.Gpu(0), p).rateBps / 1e9;
   }
   f.gpuBandwidthGbps = gpuGbps;
-  double bisection = capacityPerLevel[0];
+  double bisection = capacityPerLevel.empty() ? 0 : capacityPerLevel[0];
   for (int t = 1; t < f.tiers; ++t)
   {
     bisection = std::min(bisection, capacityPerLevel[t]);
@@ -67,11 +69,11 @@ ComputeFigures(const Fabric& fabric, const FabricRouting& routing, const std::st
 
   f.maxSwitchHops = routing.MaxSwitchHops();
   // The pair: GPU 0 and the first GPU on the leaf farthest from GPU 0's leaf in plane 0.
-  uint32_t farLeaf = routing.FarthestLeafFromFirst(0);
+  uint32_t farLeaf = f.planes > 0 ? routing.FarthestLeafFromFirst(0) : 0;
   uint32_t first = 0;
   f.pathPairSrc = 0;
   f.pathPairDst = 0;
-  for (uint32_t g = 0; g < f.gpus; ++g)
+  for (uint32_t g = 0; f.planes > 0 && g < f.gpus; ++g)
   {
     const Attachment& a = routing.Attach(g, 0);
     if (a.valid && a.leafIndex == farLeaf && g != first)
@@ -80,7 +82,7 @@ ComputeFigures(const Fabric& fabric, const FabricRouting& routing, const std::st
       break;
     }
   }
-  for (int p = 0; p < f.planes; ++p)
+  for (int p = 0; p < f.planes && f.gpus > 0; ++p)
   {
     f.pathsPerPlane.push_back(routing.CountPaths(f.pathPairSrc, f.pathPairDst, p));
     f.pathsTotal += f.pathsPerPlane.back();
@@ -145,8 +147,8 @@ PrintFigures(const FabricFigures& f, std::ostream& out)
   row("transceivers, 800G equivalent", num(f.transceivers800g, 0));
   row("max switch hops GPU to GPU", std::to_string(f.maxSwitchHops));
   row("shortest paths gpu" + std::to_string(f.pathPairSrc) + " -> gpu" + std::to_string(f.pathPairDst),
-      std::to_string(f.pathsTotal) + " (per plane " + list({ f.pathsPerPlane.front() }) +
-        (f.planes > 1 ? ", ..." : "") + ")");
+      std::to_string(f.pathsTotal) + " (per plane " +
+        (f.pathsPerPlane.empty() ? "-" : list({ f.pathsPerPlane.front() })) + (f.planes > 1 ? ", ..." : "") + ")");
   row("bandwidth per GPU", num(f.gpuBandwidthGbps, 0) + " Gb/s");
   row("bisection bandwidth", num(f.bisectionTbps, 1) + " Tb/s");
   row("power (switches + optics)",

@@ -205,7 +205,9 @@ FabricRouting::BuildPlane(int p)
       for (uint32_t a = pl.arcStart[s]; a < pl.arcStart[s + 1]; ++a)
       {
         uint32_t t = pl.arcs[a].to;
-        if (row[t] == kInf)
+        // Distances are 8 bits: a switch farther than kInf - 1 hops stays unreachable rather
+        // than wrapping to 0 (and being queued again, past the queue's end).
+        if (row[t] == kInf && row[s] + 1 < kInf)
         {
           row[t] = static_cast<uint8_t>(row[s] + 1);
           queue[tail++] = t;

@@ -81,7 +81,8 @@ public:
   VertexId Leaf(int plane, uint32_t i) const;
   /// \brief Where GPU `gpu` attaches in `plane`.
   const Attachment& Attach(uint32_t gpu, int plane) const { return m_attach[gpu * m_numPlanes + plane]; }
-  /// \brief Switch hops from switch `sw` down to leaf `leaf` of its plane; -1 if unreachable.
+  /// \brief Switch hops from switch `sw` down to leaf `leaf` of its plane; -1 if unreachable or
+  /// farther than 254 hops (distances are 8 bits; such paths count as unreachable everywhere).
   int Distance(VertexId sw, uint32_t leaf) const;
   /// \brief ECMP egress ports at switch `sw` toward GPU `dstGpu` (sw's plane); empty if no route.
   PortGroup EcmpGroup(VertexId sw, uint32_t dstGpu) const;

@@ -19,7 +19,11 @@ FabricKinds()
 namespace
 {
 
-constexpr int64_t kMaxCount = 1 << 24;
+constexpr int64_t kMaxCount = 1 << 24; ///< GPUs
+constexpr int64_t kMaxPorts = 4096;    ///< T0 down or up ports
+constexpr int64_t kMaxRadix = 4096;
+constexpr double kMinRateGbps = kMinLinkRateBps / 1e9;
+constexpr double kMaxRateGbps = kMaxLinkRateBps / 1e9;
 
 PowerModel
 ParsePower(JsonReader r)
@@ -65,18 +69,18 @@ ParseFabricSpec(JsonReader& r)
   if (s.kind == "multiplane")
   {
     MultiplaneSpec& m = s.multiplane;
-    m.planes = static_cast<int>(r.Int("planes", 1, 64));
-    m.portRateGbps = r.Number("port_rate_gbps", 1, 1.6e4);
+    m.planes = static_cast<int>(r.Int("planes", 1, kMaxPlanes));
+    m.portRateGbps = r.Number("port_rate_gbps", kMinRateGbps, kMaxRateGbps);
     m.gpus = static_cast<uint32_t>(r.Int("gpus", 1, kMaxCount));
-    m.t0DownPorts = static_cast<uint32_t>(r.Int("t0_down_ports", 1, 4096));
-    m.t0UpPorts = static_cast<uint32_t>(r.Int("t0_up_ports", 1, 4096));
-    m.t0PerPlane = static_cast<uint32_t>(r.Int("t0_per_plane", 1, 4096, 0));
-    m.t1PerPlane = static_cast<uint32_t>(r.Int("t1_per_plane", 1, 4096));
+    m.t0DownPorts = static_cast<uint32_t>(r.Int("t0_down_ports", 1, kMaxPorts));
+    m.t0UpPorts = static_cast<uint32_t>(r.Int("t0_up_ports", 1, kMaxPorts));
+    m.t0PerPlane = static_cast<uint32_t>(r.Int("t0_per_plane", 1, kMaxSwitchesPerSlot, 0));
+    m.t1PerPlane = static_cast<uint32_t>(r.Int("t1_per_plane", 1, kMaxSwitchesPerSlot));
     m.switchPorts = static_cast<uint32_t>(r.Int("switch_ports", 1, 65535, 0));
-    m.linkDelayNs = static_cast<uint32_t>(r.Int("link_delay_ns", 0, 1000000000, m.linkDelayNs));
+    m.linkDelayNs = static_cast<uint32_t>(r.Int("link_delay_ns", 0, kMaxLinkDelayNs, m.linkDelayNs));
     if (r.Has("nic_port_planes"))
     {
-      for (int64_t p : r.IntList("nic_port_planes", 0, 63))
+      for (int64_t p : r.IntList("nic_port_planes", 0, kMaxPlanes - 1))
       {
         m.nicPortPlanes.push_back(static_cast<int>(p));
       }
@@ -86,10 +90,10 @@ ParseFabricSpec(JsonReader& r)
   {
     FatTreeSpec& f = s.fatTree;
     f.tiers = static_cast<int>(r.Int("tiers", 2, 4));
-    f.radix = static_cast<uint32_t>(r.Int("radix", 4, 4096));
-    f.portRateGbps = r.Number("port_rate_gbps", 1, 1.6e4);
+    f.radix = static_cast<uint32_t>(r.Int("radix", 4, kMaxRadix));
+    f.portRateGbps = r.Number("port_rate_gbps", kMinRateGbps, kMaxRateGbps);
     f.gpus = static_cast<uint32_t>(r.Int("gpus", 1, kMaxCount));
-    f.linkDelayNs = static_cast<uint32_t>(r.Int("link_delay_ns", 0, 1000000000, f.linkDelayNs));
+    f.linkDelayNs = static_cast<uint32_t>(r.Int("link_delay_ns", 0, kMaxLinkDelayNs, f.linkDelayNs));
     if (s.kind == "rail_optimized")
     {
       f.gpusPerServer = static_cast<uint32_t>(r.Int("gpus_per_server", 1, 1024));
@@ -167,12 +171,45 @@ void
 CheckFabricSpec(const FabricSpec& s, const std::string& where)
 {
   auto fail = [&](const std::string& key, const std::string& msg)
-  { throw SpecError(where + (where.back() == '/' ? "" : "/") + key + ": " + msg); };
+  { throw SpecError(where + (where.empty() || where.back() == '/' ? "" : "/") + key + ": " + msg); };
+  // The ranges ParseFabricSpec enforces, again for specs built in code: several are divisors.
+  auto range = [&](const std::string& key, int64_t x, int64_t lo, int64_t hi)
+  {
+    if (x < lo || x > hi)
+      fail(key,
+           "expected a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+             std::to_string(x));
+  };
+  auto rate = [&](double gbps)
+  {
+    if (!(gbps >= kMinRateGbps && gbps <= kMaxRateGbps))
+      fail("port_rate_gbps", "expected a number in [1, 16000], got " + std::to_string(gbps));
+  };
+  // `need` says what needs how many, e.g. "4096 GPUs at 1 per T0 need 4096 T0s".
+  auto slot = [&](const std::string& key, uint64_t switches, const std::string& need)
+  {
+    if (switches > kMaxSwitchesPerSlot)
+      fail(key,
+           need + "; at most " + std::to_string(kMaxSwitchesPerSlot) +
+             " per tier of a plane (the 12-bit switch index of a node uSID)");
+  };
+  auto links = [&](const std::string& key, uint64_t n, const std::string& make)
+  {
+    if (n > kMaxLinks)
+      fail(key, make + "; at most " + std::to_string(kMaxLinks) + " links in a fabric");
+  };
   if (s.kind == "multiplane")
   {
     const MultiplaneSpec& m = s.multiplane;
-    if (m.planes < 1)
-      fail("planes", "must be at least 1, got " + std::to_string(m.planes));
+    range("planes", m.planes, 1, kMaxPlanes);
+    rate(m.portRateGbps);
+    range("gpus", m.gpus, 1, kMaxCount);
+    range("t0_down_ports", m.t0DownPorts, 1, kMaxPorts);
+    range("t0_up_ports", m.t0UpPorts, 1, kMaxPorts);
+    if (m.t0PerPlane)
+      range("t0_per_plane", m.t0PerPlane, 1, kMaxSwitchesPerSlot);
+    range("t1_per_plane", m.t1PerPlane, 1, kMaxSwitchesPerSlot);
+    range("link_delay_ns", m.linkDelayNs, 0, kMaxLinkDelayNs);
     uint64_t minT0 = (static_cast<uint64_t>(m.gpus) + m.t0DownPorts - 1) / m.t0DownPorts;
     if (m.t0PerPlane && m.t0PerPlane < minT0)
       fail("t0_per_plane",
@@ -183,6 +220,10 @@ CheckFabricSpec(const FabricSpec& s, const std::string& where)
            std::to_string(m.t0UpPorts) + " up ports cannot be spread evenly over " + std::to_string(m.t1PerPlane) +
              " T1s; use a multiple of t1_per_plane");
     uint64_t t0 = m.t0PerPlane ? m.t0PerPlane : minT0;
+    slot("t0_down_ports",
+         t0,
+         std::to_string(m.gpus) + " GPUs at " + std::to_string(m.t0DownPorts) + " per T0 need " + std::to_string(t0) +
+           " T0s");
     uint64_t t1Down = t0 * m.t0UpPorts / m.t1PerPlane;
     if (m.switchPorts)
     {
@@ -198,6 +239,17 @@ CheckFabricSpec(const FabricSpec& s, const std::string& where)
     }
     if (t1Down > 65535)
       fail("t1_per_plane", "each T1 would need " + std::to_string(t1Down) + " ports; at most 65535");
+    const uint64_t gpuLinks = uint64_t(m.planes) * m.gpus;
+    links("gpus",
+          gpuLinks,
+          std::to_string(m.planes) + " planes x " + std::to_string(m.gpus) + " GPUs make " + std::to_string(gpuLinks) +
+            " GPU links");
+    const uint64_t upLinks = uint64_t(m.planes) * t0 * m.t0UpPorts;
+    links("t0_up_ports",
+          gpuLinks + upLinks,
+          std::to_string(gpuLinks) + " GPU links and " + std::to_string(upLinks) + " T0-T1 links (" +
+            std::to_string(m.planes) + " planes x " + std::to_string(t0) + " T0s x " + std::to_string(m.t0UpPorts) +
+            " up ports) make " + std::to_string(gpuLinks + upLinks));
     if (!m.nicPortPlanes.empty())
     {
       std::vector<int> sorted = m.nicPortPlanes;
@@ -213,10 +265,16 @@ CheckFabricSpec(const FabricSpec& s, const std::string& where)
   else if (s.kind == "fat_tree" || s.kind == "rail_optimized")
   {
     const FatTreeSpec& f = s.fatTree;
+    range("radix", f.radix, 4, kMaxRadix);
     if (f.radix % 2 != 0)
       fail("radix", std::to_string(f.radix) + " is not divisible by 2 (half the ports go down, half up)");
     if (f.tiers < 2 || f.tiers > 4)
       fail("tiers", "expected 2, 3 or 4, got " + std::to_string(f.tiers));
+    rate(f.portRateGbps);
+    range("gpus", f.gpus, 1, kMaxCount);
+    range("link_delay_ns", f.linkDelayNs, 0, kMaxLinkDelayNs);
+    if (s.kind == "rail_optimized")
+      range("gpus_per_server", f.gpusPerServer, 1, 1024);
     uint64_t max = FatTreeMaxGpus(f.tiers, f.radix);
     if (f.gpus > max)
       fail("gpus",
@@ -237,6 +295,16 @@ CheckFabricSpec(const FabricSpec& s, const std::string& where)
              "rails of " + std::to_string(f.gpusPerServer) + " GPUs need " + std::to_string(leaves) +
                " leaves; the fat tree holds " + std::to_string(maxLeaves));
     }
+    const FatTreeShape shape = FatTreeShapeOf(f);
+    for (size_t t = 0; t < shape.switchesPerTier.size(); ++t)
+      slot("gpus",
+           shape.switchesPerTier[t],
+           std::to_string(f.gpus) + " GPUs at radix " + std::to_string(f.radix) + " need " +
+             std::to_string(shape.switchesPerTier[t]) + " tier-" + std::to_string(t) + " switches");
+    links("gpus",
+          shape.links,
+          std::to_string(f.gpus) + " GPUs at radix " + std::to_string(f.radix) + " make " +
+            std::to_string(shape.links) + " links");
   }
   else if (s.kind == "graphml")
   {

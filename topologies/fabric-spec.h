@@ -69,7 +69,10 @@ FabricSpec ReadFabricSpecFile(const std::string& file);
 /// \brief Writes a spec as JSON (inverse of ParseFabricSpec).
 nlohmann::json FabricSpecToJson(const FabricSpec& spec);
 
-/// \brief Checks a spec; throws SpecError naming the field and what is allowed.
+/// \brief Checks a spec, whether parsed or built in code: every field in the range
+/// ParseFabricSpec allows, and a fabric the code can name and hold (at most kMaxSwitchesPerSlot
+/// switches per tier of a plane, kMaxLinks links). Throws SpecError naming the field and what
+/// is allowed.
 void CheckFabricSpec(const FabricSpec& spec, const std::string& origin);
 
 /// \brief Builds the fabric a spec describes (after CheckFabricSpec).
@@ -81,6 +84,15 @@ Fabric BuildFatTree(const FatTreeSpec& spec, const std::string& name);
 
 /// \brief Largest GPU count a fat tree of `tiers` tiers and radix k holds: k * (k/2)^(tiers-1).
 uint64_t FatTreeMaxGpus(int tiers, uint32_t radix);
+
+/// \brief Switches per tier and links BuildFatTree makes for a spec, computed without building
+/// it (CheckFabricSpec bounds them). The spec's tiers, radix and servers must be in range.
+struct FatTreeShape
+{
+  std::vector<uint64_t> switchesPerTier;
+  uint64_t links = 0;
+};
+FatTreeShape FatTreeShapeOf(const FatTreeSpec& spec);
 
 /// \brief A named spec shipped with the tool.
 struct Preset

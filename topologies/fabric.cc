@@ -22,9 +22,13 @@ Fabric::AddGpu()
 void
 Fabric::NoteSwitchSlot(int plane, int tier)
 {
-  if (plane < 0 || tier < 0)
+  // Checked before anything changes: the plane indexes NIC port bit masks and per-plane tables,
+  // and FabricNode keeps it in 16 bits.
+  if (plane < 0 || plane >= kMaxPlanes || tier < 0 || tier >= kMaxTiers)
   {
-    throw std::invalid_argument("switch plane and tier must be >= 0");
+    throw std::invalid_argument("switch plane " + std::to_string(plane) + ", tier " + std::to_string(tier) +
+                                ": expected a plane in [0, " + std::to_string(kMaxPlanes - 1) + "] and a tier in [0, " +
+                                std::to_string(kMaxTiers - 1) + "]");
   }
   if (static_cast<int>(m_switches.size()) <= plane)
   {
@@ -49,10 +53,12 @@ Fabric::AddSwitch(int plane, int tier)
   n.tier = static_cast<int16_t>(tier);
   n.index = static_cast<uint32_t>(slot.size());
   // Node uSIDs are unique within a plane: 12 bits of index under a 4-bit tier field, tier + 1
-  // so that 0 stays free as the end-of-carrier marker.
-  if (n.index >= 4096 || tier >= 15)
+  // so that 0 stays free as the end-of-carrier marker (NoteSwitchSlot bounds the tier).
+  if (n.index >= kMaxSwitchesPerSlot)
   {
-    throw std::invalid_argument("too many switches in one (plane, tier) for 16-bit uSIDs (max 4096, 15 tiers)");
+    throw std::invalid_argument("too many switches in plane " + std::to_string(plane) + ", tier " +
+                                std::to_string(tier) + " for 16-bit uSIDs (at most " +
+                                std::to_string(kMaxSwitchesPerSlot) + ")");
   }
   n.usid = static_cast<uint16_t>(((tier + 1) << 12) | n.index);
   VertexId v = boost::add_vertex(n, m_graph);
@@ -72,6 +78,10 @@ Fabric::AddLink(VertexId a, VertexId b, uint64_t rateBps, uint32_t delayNs)
   if (pa >= std::numeric_limits<uint16_t>::max() || pb >= std::numeric_limits<uint16_t>::max())
   {
     throw std::invalid_argument("more than 65535 ports on one vertex");
+  }
+  if (m_links.size() >= kMaxLinks)
+  {
+    throw std::invalid_argument("more than " + std::to_string(kMaxLinks) + " links in one fabric");
   }
   FabricLink l;
   l.id = static_cast<uint32_t>(m_links.size());
@@ -159,6 +169,11 @@ Fabric::Validate() const
                                " to plane " + std::to_string(nb.plane) + " (" + VertexName(a) + ", " + VertexName(b) +
                                "); planes never forward into each other");
     }
+  }
+  // Every consumer (figures, workloads, the models) starts from GPU 0.
+  if (m_gpus.empty())
+  {
+    throw std::runtime_error("the fabric has no GPU; expected at least one");
   }
   for (VertexId g : m_gpus)
   {

@@ -13,6 +13,23 @@
 namespace mrcsim
 {
 
+/// Planes: a GPU's NIC has one port per plane, and the models keep per-port state in 64-bit
+/// masks (models/mrc-queue-pair.h), so a NIC has at most 64 ports: planes 0..63.
+constexpr int kMaxPlanes = 64;
+/// Switch tiers: a node uSID holds tier + 1 in 4 bits, 0 being the end-of-carrier marker
+/// (Fabric::AddSwitch), so tiers 0..14.
+constexpr int kMaxTiers = 15;
+/// Switches of one (plane, tier): the node uSID holds the index in 12 bits.
+constexpr uint32_t kMaxSwitchesPerSlot = 4096;
+/// Links in one fabric: 16 times the largest preset's 2.1 million, several GB of graph and
+/// routing tables already; beyond it a spec is refused rather than left to exhaust memory.
+constexpr uint64_t kMaxLinks = uint64_t(1) << 25;
+/// Link rates and delays any input may give (the JSON specs' port_rate_gbps and link_delay_ns
+/// bounds, and GraphML's rate_bps and delay_ns): 1 Gb/s to 16 Tb/s, at most 1 s.
+constexpr uint64_t kMinLinkRateBps = 1000000000ull;
+constexpr uint64_t kMaxLinkRateBps = 16000000000000ull;
+constexpr uint32_t kMaxLinkDelayNs = 1000000000u;
+
 /// \brief What a vertex of the fabric is.
 enum class NodeRole : uint8_t
 {
@@ -64,8 +81,11 @@ public:
   /// \brief Adds a GPU with no links yet; returns its vertex.
   VertexId AddGpu();
   /// \brief Adds a switch of (plane, tier); its index within (plane, tier) is assigned here.
+  /// Throws std::invalid_argument for a plane outside [0, kMaxPlanes), a tier outside
+  /// [0, kMaxTiers) or more than kMaxSwitchesPerSlot switches in one (plane, tier).
   VertexId AddSwitch(int plane, int tier);
-  /// \brief Adds a link a <-> b; ports are the next free port numbers at each end.
+  /// \brief Adds a link a <-> b; ports are the next free port numbers at each end. Throws
+  /// std::invalid_argument for a self-link, a 65536th port or a link beyond kMaxLinks.
   uint32_t AddLink(VertexId a, VertexId b, uint64_t rateBps, uint32_t delayNs);
 
   const std::string& Name() const { return m_name; }
@@ -99,8 +119,9 @@ public:
   /// \brief Human-readable vertex name, e.g. "gpu17", "p3.t1.42".
   std::string VertexName(VertexId v) const;
 
-  /// \brief Checks structural invariants (port numbering, planes never joined by a switch link,
-  /// GPU ports in plane order); throws std::runtime_error naming the first violation.
+  /// \brief Checks structural invariants (at least one GPU, port numbering, planes never joined
+  /// by a switch link, GPU ports in plane order); throws std::runtime_error naming the first
+  /// violation.
   void Validate() const;
 
 private:

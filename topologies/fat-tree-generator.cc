@@ -23,6 +23,33 @@ CeilDiv(uint64_t a, uint64_t b)
 
 } // namespace
 
+FatTreeShape
+FatTreeShapeOf(const FatTreeSpec& s)
+{
+  // The counts of BuildFatTree's loops below.
+  FatTreeShape shape;
+  const uint64_t h = s.radix / 2;
+  const uint64_t leaves =
+    s.gpusPerServer > 0 ? CeilDiv(s.gpus / s.gpusPerServer, h) * s.gpusPerServer : CeilDiv(s.gpus, h);
+  shape.switchesPerTier.push_back(leaves);
+  shape.links = s.gpus;
+  uint64_t span = 1;
+  for (int t = 1; t < s.tiers - 1; ++t)
+  {
+    const uint64_t subBlocks = CeilDiv(leaves, span);
+    uint64_t switchesPerBlock = 1;
+    for (int i = 0; i < t; ++i)
+      switchesPerBlock *= h;
+    shape.switchesPerTier.push_back(CeilDiv(subBlocks, h) * switchesPerBlock);
+    shape.links += subBlocks * switchesPerBlock;
+    span *= h;
+  }
+  const uint64_t blocks = CeilDiv(leaves, span);
+  shape.switchesPerTier.push_back(CeilDiv(blocks * span * h, s.radix));
+  shape.links += blocks * span * h;
+  return shape;
+}
+
 Fabric
 BuildFatTree(const FatTreeSpec& s, const std::string& name)
 {

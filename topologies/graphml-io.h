@@ -16,7 +16,12 @@ namespace mrcsim
 void WriteFabricGraphml(const Fabric& fabric, std::ostream& out);
 void WriteFabricGraphml(const Fabric& fabric, const std::string& file);
 
-/// \brief Reads a fabric from GraphML; throws SpecError naming the file and the bad element.
+/// \brief Reads a fabric from GraphML; throws SpecError naming the file, the element (by id)
+/// and the attribute. Every attribute is range-checked as written, never truncated: tier in
+/// [0, kMaxTiers), plane in [0, kMaxPlanes) (-1 or absent on GPUs), rate_bps in [kMinLinkRateBps,
+/// kMaxLinkRateBps], delay_ns in [0, kMaxLinkDelayNs], link in [0, 2^32). Deep XML, node ids
+/// declared twice, edges to undeclared nodes and fabrics without a GPU are refused
+/// (graphml-scan.h).
 Fabric ReadFabricGraphml(std::istream& in, const std::string& origin);
 Fabric ReadFabricGraphml(const std::string& file);
 

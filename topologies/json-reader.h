@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <iosfwd>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -75,7 +76,41 @@ private:
   std::set<std::string> m_known;
 };
 
-/// \brief Parses a JSON file; a syntax error names the file and the byte offset.
+/// \brief Text that is not JSON at all (what nlohmann calls a parse error). Input that is JSON but
+/// refused (nested too deep, a key twice in one object, a number beyond a double) throws a plain
+/// SpecError, so a caller that takes non-JSON text as a string (e.g. `--set key=text`) can catch
+/// this one alone.
+class JsonSyntaxError : public SpecError
+{
+public:
+  using SpecError::SpecError;
+};
+
+/// Deepest nesting of arrays and objects accepted in JSON text. Real inputs need under 10
+/// levels; the bound is checked on the text before parsing, so that no recursive walk of a parsed
+/// document (copy, dump, comparison, the readers, error messages) can overflow the stack.
+constexpr int kMaxJsonDepth = 64;
+/// Largest JSON file read (64 MiB; scenarios and specs are kilobytes): an endless device or pipe
+/// given as the file is refused instead of filling memory.
+constexpr uint64_t kMaxJsonFileBytes = uint64_t(64) << 20;
+
+/// \brief Parses JSON text strictly, for every JSON that comes from a user (files, command-line
+/// values, other languages): nesting at most kMaxJsonDepth (checked on the text before parsing),
+/// no key twice in one object, every number within a double. Throws JsonSyntaxError for text
+/// that is not JSON ("ORIGIN: not valid JSON (byte N): ...") and SpecError otherwise, each naming
+/// `origin`, the byte (1-based, as nlohmann counts) and where known the JSON path.
+nlohmann::json ParseJsonText(const std::string& text, const std::string& origin);
+
+/// \brief The whole content of a stream, read in chunks: refuses more than `maxBytes` and a NUL
+/// byte (never in JSON or XML text; /dev/zero is refused at its first chunk), naming `origin`.
+/// `kind` says what was expected, e.g. "JSON".
+std::string ReadInputStream(std::istream& in, const std::string& origin, const std::string& kind, uint64_t maxBytes);
+
+/// \brief The whole content of a file: refuses a directory ("FILE: is a directory, expected a
+/// KIND file"), a file that cannot be opened or read, and what ReadInputStream refuses.
+std::string ReadInputFile(const std::string& file, const std::string& kind, uint64_t maxBytes);
+
+/// \brief Reads and parses a JSON file (ReadInputFile, then ParseJsonText).
 nlohmann::json ReadJsonFile(const std::string& file);
 
 } // namespace mrcsim

@@ -13,6 +13,7 @@
 
 #include <csignal>
 #include <limits>
+#include <cmath>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -39,12 +40,75 @@ ToPython(const nlohmann::json& j)
   return py::module_::import("json").attr("loads")(j.dump());
 }
 
-nlohmann::json
-ToJson(py::handle value)
+/// The JSON path of the first value in `value` that JSON cannot hold (a NaN or infinite float,
+/// a string or key with a lone surrogate) and why, or empty; nesting beyond 64 levels stops the
+/// walk (the parser then refuses the depth).
+std::pair<std::string, std::string>
+FindUnrepresentable(py::handle value, const std::string& path, int depth = 0)
 {
-  const std::string text =
-    py::str(py::module_::import("json").attr("dumps")(value, py::arg("allow_nan") = false)).cast<std::string>();
-  return nlohmann::json::parse(text);
+  if (depth > 64)
+    return {};
+  const auto text = [](py::handle s)
+  {
+    try
+    {
+      s.attr("encode")("utf-8");
+      return true;
+    }
+    catch (py::error_already_set&)
+    {
+      return false;
+    }
+  };
+  if (py::isinstance<py::float_>(value) && !std::isfinite(value.cast<double>()))
+    return { path.empty() ? "/" : path, "a number JSON cannot hold (" + std::string(py::str(value)) + ")" };
+  if (py::isinstance<py::str>(value) && !text(value))
+    return { path.empty() ? "/" : path, "a string with a lone surrogate, not valid text" };
+  if (py::isinstance<py::dict>(value))
+  {
+    for (auto [k, v] : value.cast<py::dict>())
+    {
+      if (py::isinstance<py::str>(k) && !text(k))
+        return { path + "/" + std::string(py::str(py::repr(k))), "a key with a lone surrogate, not valid text" };
+      const std::string key = py::isinstance<py::str>(k) ? k.cast<std::string>() : std::string(py::str(k));
+      auto found = FindUnrepresentable(v, path + "/" + key, depth + 1);
+      if (!found.first.empty())
+        return found;
+    }
+  }
+  else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value))
+  {
+    std::size_t i = 0;
+    for (py::handle v : value)
+    {
+      auto found = FindUnrepresentable(v, path + "/" + std::to_string(i++), depth + 1);
+      if (!found.first.empty())
+        return found;
+    }
+  }
+  return {};
+}
+
+/// A Python value as JSON. What JSON cannot hold (NaN, infinities, lone surrogates, objects of
+/// other types) is a SpecError naming `what` and the path in it, as a file's bad value would be.
+nlohmann::json
+ToJson(py::handle value, const std::string& what = "<dict>")
+{
+  const auto [path, why] = FindUnrepresentable(value, "");
+  if (!path.empty())
+    throw SpecError(what + ": at " + path + ": " + why);
+  std::string text;
+  try
+  {
+    text = py::str(py::module_::import("json").attr("dumps")(value, py::arg("allow_nan") = false)).cast<std::string>();
+  }
+  catch (py::error_already_set& e)
+  {
+    if (!e.matches(PyExc_ValueError) && !e.matches(PyExc_TypeError))
+      throw;
+    throw SpecError(what + ": not representable as JSON: " + std::string(py::str(e.value())));
+  }
+  return ParseJsonText(text, what);
 }
 
 bool
@@ -57,7 +121,37 @@ IsPath(py::handle value)
 std::string
 PathText(py::handle value)
 {
-  return py::module_::import("os").attr("fsdecode")(value).cast<std::string>();
+  // os.fsencode gives the path's bytes as the system has them (undecodable bytes included); a
+  // path it cannot encode (a lone surrogate) is named rather than failing inside pybind11.
+  try
+  {
+    return py::bytes(py::module_::import("os").attr("fsencode")(value)).cast<std::string>();
+  }
+  catch (py::error_already_set& e)
+  {
+    if (!e.matches(PyExc_UnicodeError))
+      throw;
+    throw SpecError("path " + std::string(py::str(py::repr(value))) + ": not a file name: " +
+                    std::string(py::str(e.value())));
+  }
+}
+
+/// A Python str as UTF-8; a string without a UTF-8 form (a lone surrogate) is a SpecError
+/// naming `what`.
+std::string
+Utf8(py::handle text, const std::string& what)
+{
+  try
+  {
+    return py::bytes(text.attr("encode")("utf-8")).cast<std::string>();
+  }
+  catch (py::error_already_set& e)
+  {
+    if (!e.matches(PyExc_UnicodeError))
+      throw;
+    throw SpecError(what + " " + std::string(py::str(py::repr(text))) + ": not valid text: " +
+                    std::string(py::str(e.value())));
+  }
 }
 
 /// Overrides as the CLI's --set takes them: a dict {path: value} (the value as JSON, so a string
@@ -79,7 +173,8 @@ Overrides(py::handle overrides)
         throw py::type_error("overrides: keys are paths such as \"workloads.0.bytes\", got " +
                              py::repr(path).cast<std::string>());
       }
-      out.push_back(path.cast<std::string>() + "=" + ToJson(value).dump());
+      const std::string key = Utf8(path, "override");
+      out.push_back(key + "=" + ToJson(value, "override \"" + key + "\"").dump());
     }
     return out;
   }
@@ -92,7 +187,7 @@ Overrides(py::handle overrides)
         throw py::type_error("overrides: list items are \"path=value\" strings, got " +
                              py::repr(item).cast<std::string>());
       }
-      out.push_back(item.cast<std::string>());
+      out.push_back(Utf8(item, "override"));
     }
     return out;
   }
@@ -189,6 +284,7 @@ SeriesToPython(const TimeSeries& s)
 void
 OnSigint(int)
 {
+  g_stopSignal = SIGINT;
   g_interrupted = true;
 }
 
@@ -287,8 +383,9 @@ Topology(py::handle preset, py::handle spec, bool check, bool groups, py::handle
   std::string origin;
   if (!preset.is_none())
   {
-    origin = "preset " + preset.cast<std::string>();
-    fabricSpec = PresetSpec(preset.cast<std::string>());
+    const std::string name = Utf8(preset, "preset");
+    origin = "preset " + name;
+    fabricSpec = PresetSpec(name);
   }
   else if (IsPath(spec))
   {
@@ -366,7 +463,25 @@ PYBIND11_MODULE(mrcsim, m)
             "validate() and run() take a scenario file or dict, with overrides like the CLI's --set;\n"
             "topology() builds a fabric and reports its figures.";
   m.attr("__version__") = MRCSIM_VERSION;
-  py::register_exception<SpecError>(m, "SpecError", PyExc_ValueError);
+  // Messages quote the input, which may hold bytes that are not UTF-8 (a file name): they are
+  // shown escaped rather than lost.
+  static py::exception<SpecError> specError(m, "SpecError", PyExc_ValueError);
+  py::register_exception_translator(
+    [](std::exception_ptr p)
+    {
+      try
+      {
+        if (p)
+          std::rethrow_exception(p);
+      }
+      catch (const SpecError& e)
+      {
+        const std::string text = e.what();
+        PyObject* message = PyUnicode_DecodeUTF8(text.data(), Py_ssize_t(text.size()), "backslashreplace");
+        PyErr_SetObject(specError.ptr(), message);
+        Py_XDECREF(message);
+      }
+    });
 
   py::class_<RunResult>(m, "RunResult", "What run() returns.")
     .def_readonly("summary", &RunResult::summary, "summary.json's content, as a dict")

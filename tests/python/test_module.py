@@ -145,18 +145,21 @@ def test_run_returns_the_summary_and_numpy_time_series(quickstart_run):
         n = len(ts["time_us"])
         for column, dtype in COLUMNS.items():
             assert isinstance(ts[column], np.ndarray) and ts[column].dtype == dtype and ts[column].shape == (n,)
-        # One row per plane per 10 us sample, planes in order, until the run stopped.
+        # One row per plane per 10 us sample, planes in order, and a last one for the partial
+        # interval up to the run's end.
         assert n % 8 == 0 and n > 0
         per_plane = ts["time_us"].reshape(-1, 8)
         assert (ts["plane"].reshape(-1, 8) == np.arange(8)).all()
         assert (per_plane == per_plane[:, :1]).all()
-        assert np.allclose(np.diff(per_plane[:, 0]), 10.0)
+        assert np.allclose(np.diff(per_plane[:-1, 0]), 10.0)
+        assert 0 < per_plane[-1, 0] - per_plane[-2, 0] <= 10.0
         assert per_plane[0, 0] == 10.0 and per_plane[-1, 0] == pytest.approx(run["stopped_at_us"])
         assert (ts["goodput_gbps"] >= 0).all() and (ts["goodput_gbps"] <= 64 * 100 * 1.0001).all()
         assert (ts["uplink_utilisation"] >= 0).all() and (ts["uplink_utilisation"] <= 1.0001).all()
         # Bytes the last-hop ports delivered: at least the payload, at most payload plus headers,
         # control packets and retransmissions.
-        delivered = ts["goodput_gbps"].sum() * 1e9 / 8 * 10e-6
+        interval_s = np.diff(np.concatenate(([0.0], per_plane[:, 0]))) * 1e-6
+        delivered = (ts["goodput_gbps"].reshape(-1, 8).sum(axis=1) * interval_s).sum() * 1e9 / 8
         payload = SMALL_MESSAGES * 65536
         assert payload <= delivered <= 1.5 * payload
 

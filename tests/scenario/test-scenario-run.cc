@@ -71,20 +71,27 @@ TEST_CASE("scenario run: summary and files, time series in memory as in the CSV"
     CHECK(s.plane.size() == rows.size());
     CHECK(s.goodputGbps.size() == rows.size());
     CHECK(s.uplinkUtilisation.size() == rows.size());
-    double goodput = 0;
+    double delivered = 0; // bytes delivered to the GPUs: the payload, plus headers and control
+    const size_t last = rows.size() / 8 - 1;
     for (size_t i = 0; i < rows.size(); ++i)
     {
-      // Samples every 2.5 us, one row per plane; the CSV writes whole microseconds.
-      CHECK(s.timeUs[i] == Approx(2.5 * double(i / 8 + 1)));
-      CHECK(rows[i][0] == std::floor(s.timeUs[i] + 1e-9));
+      // Samples every 2.5 us, one row per plane, and a last one for the partial interval up to
+      // the run's end.
+      const size_t sample = i / 8;
+      if (sample < last)
+        CHECK(s.timeUs[i] == Approx(2.5 * double(sample + 1)));
+      else
+        CHECK(s.timeUs[i] > 2.5 * double(sample));
+      CHECK(s.timeUs[i] <= 2.5 * double(sample + 1));
+      CHECK(rows[i][0] == Approx(s.timeUs[i]).epsilon(1e-5));
       CHECK(rows[i][1] == s.plane[i]);
       CHECK(s.plane[i] == int32_t(i % 8));
       CHECK(rows[i][2] == Approx(s.goodputGbps[i]).epsilon(1e-5));
       CHECK(rows[i][3] == Approx(s.uplinkUtilisation[i]).epsilon(1e-5));
-      goodput += s.goodputGbps[i];
+      const double dtUs = s.timeUs[i] - 2.5 * double(sample);
+      delivered += s.goodputGbps[i] * 1e9 / 8 * dtUs * 1e-6;
     }
-    // Delivered to the GPUs: the payload, plus headers and control packets.
-    const double delivered = goodput * 1e9 / 8 * 2.5e-6;
+    CHECK(s.timeUs.back() * 1e-6 == Approx(t.summary["stopped_at_us"].get<double>() * 1e-6));
     CHECK(delivered >= 4 * 262144.0);
     CHECK(delivered < 1.2 * 4 * 262144.0);
   }

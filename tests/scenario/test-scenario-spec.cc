@@ -129,7 +129,7 @@ BadCases()
     { b + "incast-too-many-senders.json",
       {},
       "at /workloads/0/senders: expected 1..7 (the GPUs of 'gpus' other than the receiver), got 8" },
-    { b + "random-zero-load.json", {}, "at /workloads/0/load: expected a number in (0, 1], got 0" },
+    { b + "random-zero-load.json", {}, "at /workloads/0/load: expected a number in [1e-06, 1], got 0" },
     { b + "link-plane-missing.json",
       {},
       "at /failures/0/link/plane: plane 8 does not exist; the fabric has 8 planes (0..7)" },
@@ -190,6 +190,29 @@ BadCases()
       { "workloads.0.bytes=-1" },
       "at /workloads/0/bytes: expected a whole number in [1, 9007199254740992], got -1 (after overrides: "
       "workloads.0.bytes=-1)" },
+    // Hardening: names that would write outside the results directory, values that froze or
+    // divided by zero, text that is not UTF-8, JSON the parser must not recurse into.
+    { "scenarios/quickstart.json", { "transport.0.label=.." }, "at /transport/0/label: \"..\" is not a valid name" },
+    { "scenarios/quickstart.json", { "transport.0.label=." }, "at /transport/0/label: \".\" is not a valid name" },
+    { "scenarios/quickstart.json", { "name=.hidden" }, "at /name: \".hidden\" is not a valid name" },
+    { "scenarios/quickstart.json",
+      { "outputs={\"sample_interval_us\": 1e-7}" },
+      "at /outputs/sample_interval_us: expected a number in [0.1, 1e+06], got 1e-07" },
+    { "scenarios/quickstart.json",
+      { "failures.0={\"type\": \"gray\", \"at_us\": 1, \"link\": {\"id\": 0}, \"rate_factor\": 1e-12}" },
+      "at /failures/0/rate_factor: expected a number in [1e-06, 1], got 1e-12" },
+    { "scenarios/quickstart.json",
+      { "workloads.0={\"type\": \"random\", \"bytes\": 1, \"load\": 1e-300, \"duration_us\": 10}" },
+      "at /workloads/0/load: expected a number in [1e-06, 1], got 1e-300" },
+    { "scenarios/quickstart.json",
+      { "description=a\xff" },
+      "override \"description=a\\xFF\": not valid UTF-8 (byte 14)" },
+    { "scenarios/quickstart.json",
+      { "description=" + std::string(100000, '[') + std::string(100000, ']') },
+      "override \"description=[[[" },
+    { "scenarios/quickstart.json",
+      { "seed=1e400" },
+      "override \"seed=1e400\": the value of seed: at / (byte 5): number 1e400 is out of range" },
   };
   return cases;
 }
@@ -227,7 +250,9 @@ TEST_CASE("scenario spec: quickstart reads with its defaults", "[scenario]")
   CHECK(f.link.upPort == 0u);
   CHECK(f.link.where == "/failures/0/link");
   CHECK(s.outputs.sampleIntervalUs == 10);
-  CHECK(s.stop.simTimeUs == 0);
+  // Every run has limits, set or not.
+  CHECK(s.stop.simTimeUs == StopSpec::kDefaultSimTimeUs);
+  CHECK(s.stop.wallTimeS == StopSpec::kDefaultWallTimeS);
   CHECK(s.document.at("name") == "quickstart");
 }
 
@@ -454,7 +479,7 @@ TEST_CASE("scenario spec: workload keys follow the workload type", "[scenario]")
   CHECK_THROWS_WITH(With({ R"(workloads.0={"type": "incast", "bytes": 1, "senders": 2})" }),
                     Catch::Contains("/workloads/0/receiver: required key is missing"));
   CHECK_THROWS_WITH(With({ R"(workloads.0={"type": "random", "bytes": 1, "load": 1.5, "duration_us": 1})" }),
-                    Catch::Contains("/workloads/0/load: expected a number in (0, 1], got 1.5"));
+                    Catch::Contains("/workloads/0/load: expected a number in [1e-06, 1], got 1.5"));
   CHECK_THROWS_WITH(With({ R"(workloads.0={"type": "permutation", "bytes": 1, "group_size": 2})" }),
                     Catch::Contains("key 'group_size' is only allowed for ring_allreduce, hd_allreduce, all_to_all"));
   CHECK_THROWS_WITH(With({ R"(workloads.0={"type": "incast", "bytes": 1, "iterations": 2})" }),
@@ -583,7 +608,7 @@ TEST_CASE("scenario spec: every failure type reads", "[scenario]")
   CHECK_THROWS_WITH(With({ R"(failures=[{"type": "port_down", "at_us": 1, "gpu": 64, "plane": 0}])" }),
                     Catch::Contains("/failures/0/gpu: GPU 64 does not exist"));
   CHECK_THROWS_WITH(With({ R"(failures=[{"type": "gray", "at_us": 1, "link": {"id": 0}, "rate_factor": 0}])" }),
-                    Catch::Contains("/failures/0/rate_factor: expected a number in (0, 1], got 0"));
+                    Catch::Contains("/failures/0/rate_factor: expected a number in [1e-06, 1], got 0"));
   CHECK_THROWS_WITH(With({ R"(failures=[{"type": "link_down", "link": {"id": 0}}])" }),
                     Catch::Contains("/failures/0/at_us: required key is missing"));
   CHECK_THROWS_WITH(With({ R"(failures=[{"type": "link_down", "at_us": 1, "link": {"id": 0, "plane": 1}}])" }),

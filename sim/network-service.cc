@@ -1,0 +1,250 @@
+#include "sim/network-service.h"
+
+#include "models/rdma-connect.h"
+#include "models/splitmix.h"
+
+#include "ns3/callback.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace mrcsim
+{
+
+namespace
+{
+
+using ns3::Ptr;
+using ns3::Time;
+
+void
+AddLatency(LatencyHistogram* h, Time oneWay)
+{
+  h->Add(oneWay.GetSeconds() * 1e6);
+}
+
+void
+CountEvTransition(uint64_t* n, uint32_t, uint16_t, int, ns3::EvState, ns3::EvState)
+{
+  ++*n;
+}
+
+} // namespace
+
+/// The trace sinks of one QP: ns-3 binds one argument, so the side carries what they need.
+struct NetworkService::SideSinks
+{
+  static void RecvComplete(Side* side, uint32_t, uint64_t, uint64_t, Time)
+  {
+    side->owner->OnRecvComplete(side->peer->sent);
+  }
+  static void Error(Side* side, uint32_t qpn, const std::string& cause)
+  {
+    side->owner->OnQpError(side, "QP " + std::to_string(qpn) + ": " + cause);
+  }
+};
+
+NetworkService::NetworkService(ns3::FabricNetwork& net, const TransportSpec& transport)
+  : m_net(net)
+  , m_transport(transport)
+{
+}
+
+NetworkService::~NetworkService() = default;
+
+void
+NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done)
+{
+  Connection& c = Get(src, dst);
+  const Time post = ns3::GetOrCreateNic(m_net, src)->PostLatency();
+  const Time completion = ns3::GetOrCreateNic(m_net, dst)->CompletionLatency();
+  ++m_outstanding;
+  done = [this, completion, done = std::move(done)]() mutable
+  {
+    auto finish = [this, done = std::move(done)]
+    {
+      --m_outstanding;
+      done();
+      Progressed();
+    };
+    if (completion.IsStrictlyPositive())
+      ns3::Simulator::Schedule(completion, std::move(finish));
+    else
+      finish();
+  };
+  if (post.IsStrictlyPositive())
+  {
+    ns3::Simulator::Schedule(post,
+                             [this, &c, src, bytes, done = std::move(done)]() mutable
+                             { Post(c, src, bytes, std::move(done)); });
+    return;
+  }
+  Post(c, src, bytes, std::move(done));
+}
+
+void
+NetworkService::Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done)
+{
+  const bool forward = src == c.a;
+  auto& senders = forward ? c.aSide : c.bSide;
+  // RoCEv2 with several QPs per connection: the message is split evenly over them (as NCCL
+  // splits over channels) and completes with its last part; a part above the largest RDMA write
+  // is posted as several writes.
+  const uint64_t qps = std::min<uint64_t>(senders.size(), bytes);
+  std::vector<std::pair<Side*, uint64_t>> writes;
+  for (uint64_t i = 0; i < qps; ++i)
+  {
+    uint64_t part = bytes / qps + (i < bytes % qps ? 1 : 0);
+    for (; part > kMaxRdmaWriteBytes; part -= kMaxRdmaWriteBytes)
+      writes.emplace_back(senders[i], kMaxRdmaWriteBytes);
+    writes.emplace_back(senders[i], part);
+  }
+  auto fail = [this]
+  {
+    --m_outstanding;
+    ++m_failedMessages;
+  };
+  std::vector<Pending> pending;
+  if (writes.size() == 1)
+  {
+    pending.emplace_back(
+      [done = std::move(done), fail](bool ok)
+      {
+        if (ok)
+          done();
+        else
+          fail();
+      });
+  }
+  else
+  {
+    struct Whole
+    {
+      std::size_t left;
+      bool failed = false;
+      std::function<void()> done;
+    };
+    auto whole = std::make_shared<Whole>(Whole{ writes.size(), false, std::move(done) });
+    for (std::size_t i = 0; i < writes.size(); ++i)
+    {
+      pending.emplace_back(
+        [whole, fail](bool ok)
+        {
+          --whole->left;
+          if (whole->failed)
+            return;
+          if (!ok)
+          {
+            whole->failed = true;
+            fail();
+          }
+          else if (whole->left == 0)
+            whole->done();
+        });
+    }
+  }
+  for (std::size_t i = 0; i < writes.size(); ++i)
+  {
+    Side* side = writes[i].first;
+    if (side->failed)
+    {
+      pending[i](false); // a QP in error accepts no work: the part fails at once
+      continue;
+    }
+    side->sent->push_back(std::move(pending[i]));
+    side->qp->PostWrite(writes[i].second);
+  }
+}
+
+void
+NetworkService::OnRecvComplete(PendingQueue* queue)
+{
+  // A QP in error has failed what it had sent; its peer may still complete one of those (the
+  // data arrived, the acknowledgements did not): that message stays failed.
+  if (queue->empty())
+    return;
+  Pending part = std::move(queue->front());
+  queue->pop_front();
+  part(true);
+}
+
+void
+NetworkService::OnQpError(Side* side, const std::string& cause)
+{
+  m_errors.push_back(cause);
+  if (side->failed)
+    return;
+  side->failed = true;
+  // As a QP in error flushes its work requests with error completions: every part it was
+  // sending fails now.
+  PendingQueue flushed;
+  flushed.swap(*side->sent);
+  for (Pending& part : flushed)
+    part(false);
+}
+
+NetworkService::Connection&
+NetworkService::Get(uint32_t src, uint32_t dst)
+{
+  const uint64_t key = (uint64_t(std::min(src, dst)) << 32) | std::max(src, dst);
+  auto it = m_connections.find(key);
+  if (it != m_connections.end())
+  {
+    return it->second;
+  }
+  Connection& c = m_connections[key];
+  c.a = std::min(src, dst);
+  const uint32_t b = std::max(src, dst);
+  for (uint32_t gpu : { c.a, b })
+  {
+    if (m_latencyTraced.insert(gpu).second)
+    {
+      Ptr<ns3::RdmaNic> nic = ns3::GetOrCreateNic(m_net, gpu);
+      nic->EnableLatencyTracing();
+      nic->TraceConnectWithoutContext("PacketLatency", ns3::MakeBoundCallback(&AddLatency, &m_packetLatency));
+    }
+  }
+  if (m_transport.type == "mrc")
+  {
+    auto qp = ns3::ConnectMrc(m_net, c.a, b);
+    for (auto side : { qp.first, qp.second })
+    {
+      side->TraceConnectWithoutContext("EvState", ns3::MakeBoundCallback(&CountEvTransition, &m_evTransitions));
+    }
+    Add(c, qp.first, qp.second);
+  }
+  else
+  {
+    const uint16_t ports = m_net.GetHost(c.a)->NumPorts();
+    for (uint32_t q = 0; q < m_transport.qpsPerConnection; ++q)
+    {
+      uint64_t h = (uint64_t(c.a) << 32) ^ (uint64_t(b) << 8) ^ q;
+      const uint16_t entropy = static_cast<uint16_t>(0xC000 | (ns3::SplitMix64(h) & 0x3FFF));
+      auto qp = ns3::ConnectRoce(m_net, c.a, b, static_cast<uint16_t>(q % ports), entropy);
+      Add(c, qp.first, qp.second);
+    }
+  }
+  return c;
+}
+
+void
+NetworkService::Add(Connection& c, Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueuePair> y)
+{
+  Side* sx = &m_sides.emplace_back();
+  Side* sy = &m_sides.emplace_back();
+  for (auto [side, qp, peer] : { std::make_tuple(sx, x, sy), std::make_tuple(sy, y, sx) })
+  {
+    side->owner = this;
+    side->qp = qp;
+    side->peer = peer;
+    side->sent = &m_queues.emplace_back();
+    qp->TraceConnectWithoutContext("RecvComplete", ns3::MakeBoundCallback(&SideSinks::RecvComplete, side));
+    qp->TraceConnectWithoutContext("Error", ns3::MakeBoundCallback(&SideSinks::Error, side));
+    m_qps.push_back(qp);
+  }
+  c.aSide.push_back(sx);
+  c.bSide.push_back(sy);
+}
+
+} // namespace mrcsim

@@ -1,0 +1,114 @@
+// The workloads' MessageService on one transport's ns-3 network: QPs are connected on a pair's
+// first message, messages complete when their receiver holds them, and messages on a QP that
+// went into error fail (counted) instead of waiting forever.
+#ifndef MRCSIM_SIM_NETWORK_SERVICE_H
+#define MRCSIM_SIM_NETWORK_SERVICE_H
+
+#include "sim/latency-histogram.h"
+#include "sim/scenario-spec.h"
+#include "sim/workload.h"
+
+#include "models/fabric-network.h"
+#include "models/rdma-queue-pair.h"
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mrcsim
+{
+
+/// \brief The largest RDMA write the service posts: 2^31 bytes, InfiniBand's largest message
+/// (IBTA Vol. 1, 9.4: a message is at most 2^31 bytes; the RETH's DMA length is 32 bits). A
+/// larger workload message is posted as several writes and completes with the last of them, as a
+/// communication library splits a large buffer.
+constexpr uint64_t kMaxRdmaWriteBytes = uint64_t(1) << 31;
+
+/// \brief Workloads' messages on the QPs of one transport.
+class NetworkService : public MessageService
+{
+public:
+  NetworkService(ns3::FabricNetwork& net, const TransportSpec& transport);
+  ~NetworkService() override;
+
+  /// The NICs' host latencies (RdmaNic PostLatency and CompletionLatency) bracket the message:
+  /// its QPs have it PostLatency after the post, and the receiver sees it CompletionLatency after
+  /// its last byte arrived.
+  void Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done) override;
+
+  /// \brief Runs after every completed message and on Progressed() (the runner checks whether
+  /// all work is done).
+  void SetOnProgress(std::function<void()> callback) { m_onProgress = std::move(callback); }
+  void Progressed() override
+  {
+    if (m_onProgress)
+      m_onProgress();
+  }
+
+  const std::vector<ns3::Ptr<ns3::RdmaQueuePair>>& AllQps() const { return m_qps; }
+  /// \brief "QP n: cause" of every QP that went into error, in order.
+  const std::vector<std::string>& Errors() const { return m_errors; }
+  /// \brief Messages that failed: some part was posted on (or waiting on) a QP in error.
+  uint64_t FailedMessages() const { return m_failedMessages; }
+  /// \brief Messages posted and neither complete nor failed.
+  uint64_t OutstandingMessages() const { return m_outstanding; }
+  /// \brief One-way latency of every full data packet, NIC to NIC, microseconds.
+  const LatencyHistogram& PacketLatency() const { return m_packetLatency; }
+  uint64_t EvTransitions() const { return m_evTransitions; }
+
+private:
+  /// A message part waiting for its receiver: `ok` true when it completed, false when its QP
+  /// went into error.
+  using Pending = std::function<void(bool ok)>;
+  /// Parts waiting on one receiving QP, in posting order (RDMA completes a QP's messages in
+  /// order).
+  using PendingQueue = std::deque<Pending>;
+
+  /// One QP of a connection: the QP, the queue of parts it sends (completed by its peer), and
+  /// whether it is in error.
+  struct Side
+  {
+    NetworkService* owner = nullptr;
+    ns3::Ptr<ns3::RdmaQueuePair> qp;
+    Side* peer = nullptr;         ///< the other end's QP
+    PendingQueue* sent = nullptr; ///< parts this QP sent, completed at the peer's receive
+    bool failed = false;
+  };
+  struct SideSinks;
+
+  /// The QPs between two GPUs, both directions (a QP pair carries data both ways).
+  struct Connection
+  {
+    uint32_t a = 0;
+    std::vector<Side*> aSide;
+    std::vector<Side*> bSide;
+  };
+
+  void Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done);
+  Connection& Get(uint32_t src, uint32_t dst);
+  void Add(Connection& c, ns3::Ptr<ns3::RdmaQueuePair> x, ns3::Ptr<ns3::RdmaQueuePair> y);
+  void OnRecvComplete(PendingQueue* queue);
+  void OnQpError(Side* side, const std::string& cause);
+
+  ns3::FabricNetwork& m_net;
+  const TransportSpec& m_transport;
+  std::map<uint64_t, Connection> m_connections;
+  std::deque<PendingQueue> m_queues; ///< stable addresses
+  std::deque<Side> m_sides;          ///< stable addresses
+  std::vector<ns3::Ptr<ns3::RdmaQueuePair>> m_qps;
+  std::vector<std::string> m_errors;
+  std::function<void()> m_onProgress;
+  uint64_t m_outstanding = 0;
+  uint64_t m_failedMessages = 0;
+  uint64_t m_evTransitions = 0;
+  std::set<uint32_t> m_latencyTraced; ///< GPUs whose NIC reports packet latency
+  LatencyHistogram m_packetLatency{ 1e-3 };
+};
+
+} // namespace mrcsim
+
+#endif

@@ -1,0 +1,77 @@
+#include "sim/run-watchdog.h"
+
+#include "sim/scenario-runner.h"
+
+#include "ns3/simulator.h"
+
+#include <csignal>
+
+namespace mrcsim
+{
+
+std::atomic<int> g_stopSignal{ 0 };
+
+std::string
+InterruptReason()
+{
+  switch (g_stopSignal.load())
+  {
+  case SIGINT:
+    return "interrupted (SIGINT)";
+  case SIGTERM:
+    return "interrupted (SIGTERM)";
+  case SIGHUP:
+    return "interrupted (SIGHUP)";
+  default:
+    return "interrupted";
+  }
+}
+
+RunWatchdog::RunWatchdog(std::chrono::steady_clock::time_point deadline)
+  : m_deadline(deadline)
+{
+  m_thread = std::thread(&RunWatchdog::Watch, this);
+}
+
+RunWatchdog::~RunWatchdog()
+{
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_done = true;
+  }
+  m_wake.notify_all();
+  m_thread.join();
+}
+
+void
+RunWatchdog::Watch()
+{
+  // A signal handler may only set a flag: poll it, often enough that Ctrl-C feels immediate.
+  constexpr auto kPoll = std::chrono::milliseconds(20);
+  std::unique_lock<std::mutex> lock(m_mutex);
+  while (!m_done)
+  {
+    m_wake.wait_for(lock, kPoll);
+    if (m_done)
+      return;
+    std::string reason;
+    if (g_interrupted)
+      reason = InterruptReason();
+    else if (std::chrono::steady_clock::now() >= m_deadline)
+      reason = "wall_time limit";
+    else
+      continue;
+    // Scheduled while holding the lock, so never after the destructor began: the event runs at
+    // the current simulated time, between two events, on the simulation's thread.
+    ns3::Simulator::ScheduleWithContext(ns3::Simulator::NO_CONTEXT,
+                                        ns3::Time(0),
+                                        [this, reason]
+                                        {
+                                          m_reason = reason;
+                                          ns3::Simulator::Stop();
+                                        });
+    return;
+  }
+}
+
+} // namespace mrcsim
