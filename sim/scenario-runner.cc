@@ -143,7 +143,14 @@ RunTransport(const ScenarioSpec& spec,
   std::vector<std::unique_ptr<Workload>> workloads;
   for (const WorkloadSpec& w : spec.workloads)
   {
-    workloads.push_back(MakeWorkload(w, spec.seed, ideal));
+    try
+    {
+      workloads.push_back(MakeWorkload(w, spec.seed, ideal));
+    }
+    catch (const SpecError& e)
+    {
+      throw SpecError(spec.file + ": at /workloads/" + std::to_string(&w - spec.workloads.data()) + ": " + e.what());
+    }
   }
   auto allDone = [&]
   {

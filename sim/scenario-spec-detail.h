@@ -31,7 +31,12 @@ std::string Shown(const nlohmann::json& v);
 
 /// \brief Reads the "sweep" block of `document` (read by `r`): each parameter path and value is
 /// checked alone against the scenario; `seed` is the scenario's.
-SweepSpec ParseSweep(JsonReader r, const nlohmann::json& document, uint64_t seed);
+/// \brief The sweep block. Each value is checked applied alone to the scenario; values that do not
+/// touch the topology are checked against `fabric` (the scenario's, built once) rather than a
+/// fabric rebuilt per value.
+SweepSpec ParseSweep(JsonReader r, const nlohmann::json& document, uint64_t seed, const Fabric& fabric);
+/// \brief ParseScenario on an already built fabric of the document's topology.
+ScenarioSpec ParseScenarioOn(const nlohmann::json& document, const std::string& origin, const Fabric* fabric);
 
 } // namespace mrcsim::detail
 

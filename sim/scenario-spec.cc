@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -762,6 +763,12 @@ detail::Existing(size_t count, const std::string& plural, const std::string& sco
 ScenarioSpec
 ParseScenario(const nlohmann::json& document, const std::string& origin)
 {
+  return detail::ParseScenarioOn(document, origin, nullptr);
+}
+
+ScenarioSpec
+detail::ParseScenarioOn(const nlohmann::json& document, const std::string& origin, const Fabric* built)
+{
   JsonReader r(document, origin, "");
   r.Expect(
     { "name", "description", "seed", "topology", "transport", "workloads", "failures", "link_loss", "stop", "outputs",
@@ -774,7 +781,10 @@ ParseScenario(const nlohmann::json& document, const std::string& origin)
   s.description = r.String("description", "");
   s.seed = static_cast<uint64_t>(r.Int("seed", 0, kMaxExact, 1));
   s.topology = ParseTopology(r.Object("topology"));
-  const Fabric fabric = BuildScenarioFabric(s.topology, origin);
+  std::optional<Fabric> own;
+  if (!built)
+    own.emplace(BuildScenarioFabric(s.topology, origin));
+  const Fabric& fabric = built ? *built : *own;
   s.transports = ParseTransports(r);
   s.workloads = ParseWorkloads(r, fabric);
   if (r.Has("failures"))
@@ -819,7 +829,7 @@ ParseScenario(const nlohmann::json& document, const std::string& origin)
   // Last, so that an error in the scenario itself is reported as such, not as a bad swept value.
   if (r.Has("sweep") && !document.at("sweep").is_null())
   {
-    s.sweep = ParseSweep(r.Object("sweep"), document, s.seed);
+    s.sweep = ParseSweep(r.Object("sweep"), document, s.seed, fabric);
   }
   r.Skip("sweep");
   r.Finish();

@@ -37,13 +37,17 @@ CheckSweepValue(const JsonReader& r,
                 const std::string& key,
                 const nlohmann::json& base,
                 const std::string& path,
-                const nlohmann::json& value)
+                const nlohmann::json& value,
+                const Fabric& fabric)
 {
   nlohmann::json document = base;
   try
   {
     ApplyOverride(document, path + "=" + value.dump());
-    ParseScenario(document, r.Origin());
+    // A value outside the topology leaves the fabric as it is: no rebuild per value (a 131k
+    // fabric takes seconds to build).
+    const bool topology = path == "topology" || path.rfind("topology.", 0) == 0;
+    ParseScenarioOn(document, r.Origin(), topology ? nullptr : &fabric);
   }
   catch (const SpecError& e)
   {
@@ -58,7 +62,7 @@ CheckSweepValue(const JsonReader& r,
 }
 
 std::vector<SweepParameter>
-ParseSweepParameters(JsonReader& r, const nlohmann::json& document)
+ParseSweepParameters(JsonReader& r, const nlohmann::json& document, const Fabric& fabric)
 {
   const nlohmann::json& v = r.Raw("parameters");
   if (!v.is_object() || v.empty())
@@ -109,7 +113,7 @@ ParseSweepParameters(JsonReader& r, const nlohmann::json& document)
                  "the value " + Shown(values[i]) + " is listed twice (also at index " + std::to_string(j) + ")");
         }
       }
-      CheckSweepValue(r, key + "/" + std::to_string(i), base, path, values[i]);
+      CheckSweepValue(r, key + "/" + std::to_string(i), base, path, values[i], fabric);
     }
     out.push_back({ path, values.get<std::vector<nlohmann::json>>() });
   }
@@ -168,7 +172,7 @@ ParseSweepSeeds(JsonReader& r, uint64_t seed)
 } // namespace
 
 SweepSpec
-ParseSweep(JsonReader r, const nlohmann::json& document, uint64_t seed)
+ParseSweep(JsonReader r, const nlohmann::json& document, uint64_t seed, const Fabric& fabric)
 {
   r.Expect({ "parameters", "seeds" });
   if (!r.Has("parameters") && !r.Has("seeds"))
@@ -179,7 +183,7 @@ ParseSweep(JsonReader r, const nlohmann::json& document, uint64_t seed)
   SweepSpec sweep;
   if (r.Has("parameters"))
   {
-    sweep.parameters = ParseSweepParameters(r, document);
+    sweep.parameters = ParseSweepParameters(r, document, fabric);
   }
   sweep.seeds = r.Has("seeds") ? ParseSweepSeeds(r, seed) : std::vector<uint64_t>{ seed };
   r.Finish();

@@ -25,6 +25,9 @@ Fail(const WorkloadSpec& spec, const std::string& key, const std::string& proble
   throw SpecError("workload '" + spec.name + "' (" + spec.type + "): " + key + ": " + problem);
 }
 
+/// The most messages a random workload may be expected to post (memory: a record each).
+constexpr double kMaxRandomMessages = 5e7;
+
 /// Checks what every workload needs: bytes, times, a set of distinct GPUs.
 void
 CheckCommon(const WorkloadSpec& spec, std::size_t minGpus)
@@ -187,6 +190,17 @@ MakeRandomWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& id
   if (!(spec.durationUs >= 0))
   {
     Fail(spec, "durationUs", std::to_string(spec.durationUs) + "; allowed: >= 0");
+  }
+  // Every message keeps a record (tens of bytes) and its QPs' state: bound the count.
+  const double expected = double(spec.gpus.gpus.size()) * spec.load * ideal.gpuBandwidthBps / 8 *
+                          (spec.durationUs * 1e-6) / double(spec.bytes);
+  if (expected > kMaxRandomMessages)
+  {
+    Fail(spec,
+         "load",
+         "about " + std::to_string(static_cast<uint64_t>(expected)) + " messages of " + std::to_string(spec.bytes) +
+           " bytes over " + std::to_string(spec.durationUs) +
+           " us; at most 5e7 per random workload (larger bytes, a lower load or a shorter duration_us)");
   }
   return std::make_unique<RandomWorkload>(spec.name,
                                           spec.gpus.gpus,

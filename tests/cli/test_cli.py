@@ -137,6 +137,46 @@ with tempfile.TemporaryDirectory() as tmp:
     bad = spec("bad-sweep.json", json.dumps(dict(swept, sweep={"parameters": {"workloads.0.bytes": [0]}})))
     expect_error("bad sweep", ["validate", bad], 1, "bad-sweep.json", "/sweep/parameters/workloads.0.bytes/0")
 
+    # Hardening: usage errors say what is missing; bad benchmark options are usage errors; output
+    # that cannot be written is an error naming the file; SIGTERM and SIGHUP stop a run cleanly.
+    expect_error("validate no file", ["validate"], 2, "expected a scenario file")
+    expect_error("validate two files", ["validate", tiny, tiny], 2, "expected one scenario file, got 2")
+    expect_error("bench none", ["bench"], 2, "expected a benchmark")
+    expect_error("bad scheduler", ["bench", "forwarding", "--hosts", "64", "--scheduler", "ns3::Nope"], 2,
+                 "--scheduler ns3::Nope: not an ns-3 event scheduler")
+    expect_error("bench bytes 2^32", ["bench", "perm-8192", "--preset", "perm-512", "--bytes", "4294967296"], 2,
+                 "--bytes 4294967296: expected an integer in [1, 2147483648]")
+    expect_error("graphml to a full disk", ["topo", "--preset", "multiplane-64", "--graphml", "/dev/full"], 1,
+                 "cannot write /dev/full")
+    expect_error("fail-link empty", ["topo", "--preset", "multiplane-64", "--fail-link", ""], 2, "--fail-link")
+    # An old summary.json never stays beside new CSVs: a re-run removes it first, and a run that
+    # fails (here: refused when its workloads are made) leaves none.
+    stale = os.path.join(tmp, "stale-out")
+    code, _, err = run("run", tiny, "--out", stale, "--quiet")
+    check("stale first run", code == 0 and os.path.exists(os.path.join(stale, "summary.json")), err)
+    code, _, err = run("run", tiny, "--out", stale, "--quiet", "--set",
+                       'workloads.0={"type": "random", "gpus": "all", "bytes": 1, "load": 1, "duration_us": 1e6}')
+    check("stale failing run", code == 1 and "at most 5e7" in err and "tiny.json: at /workloads/0" in err, err)
+    check("stale summary removed", not os.path.exists(os.path.join(stale, "summary.json")))
+    check("stale csv removed", not os.path.exists(os.path.join(stale, "mrc", "messages.csv")))
+    import signal
+    import time
+    long_run = spec("long.json", json.dumps({
+        "name": "long", "topology": {"preset": "multiplane-64"}, "transport": {"type": "mrc"},
+        "workloads": [{"type": "all_to_all", "gpus": "all", "bytes": 1 << 24}], "outputs": {"sample_interval_us": 1e6}}))
+    for sig, name in ((signal.SIGTERM, "SIGTERM"), (signal.SIGHUP, "SIGHUP")):
+        out_dir = os.path.join(tmp, "signal-" + name)
+        p = subprocess.Popen([BIN, "run", long_run, "--out", out_dir, "--quiet"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=dict(os.environ, MRCSIM_HUGE_PAGES="0"))
+        time.sleep(1.5)
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=60)
+        check(name + " exit", p.returncode == 3, f"{p.returncode}: {err}")
+        s = json.load(open(os.path.join(out_dir, "summary.json"))) if os.path.exists(
+            os.path.join(out_dir, "summary.json")) else {}
+        check(name + " partial summary", s.get("partial") is True
+              and s["runs"][0]["stop_reason"] == "interrupted (" + name + ")", s.get("runs", [{}])[0].get("stop_reason"))
+
 print(f"{passed} passed, {len(failures)} failed")
 for f in failures:
     print("FAIL", f)
