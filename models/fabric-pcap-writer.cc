@@ -9,6 +9,8 @@
 
 #include <array>
 #include <cstring>
+#include <iostream>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -205,13 +207,25 @@ FrameWireBytes(const FabricFrame& frame, Mac48Address src, Mac48Address dst)
 FabricPcapWriter::FabricPcapWriter(const std::string& file) : m_name(file)
 {
   m_file.Open(file, std::ios::out);
-  NS_ABORT_MSG_IF(m_file.Fail(), "FabricPcapWriter: cannot write pcap file " << file);
+  if (m_file.Fail())
+  {
+    throw std::runtime_error("cannot create pcap file " + file);
+  }
   m_file.Init(1 /* DLT_EN10MB */, PcapFile::SNAPLEN_DEFAULT, PcapFile::ZONE_DEFAULT, false, true /* ns */);
 }
 
 FabricPcapWriter::~FabricPcapWriter()
 {
-  Flush();
+  // A destructor cannot fail: the last records are written by Flush() where it can (the run's
+  // end); a failure here is reported, not thrown.
+  try
+  {
+    Flush();
+  }
+  catch (const std::exception& e)
+  {
+    std::cerr << "mrcsim: error: " << e.what() << "\n";
+  }
   m_file.Close();
 }
 
@@ -250,7 +264,11 @@ FabricPcapWriter::WriteRecord(const Record& r)
                static_cast<uint32_t>(ns % 1000000000),
                r.bytes.data(),
                static_cast<uint32_t>(r.bytes.size()));
-  NS_ABORT_MSG_IF(m_file.Fail(), "FabricPcapWriter: writing pcap file " << m_name << " failed");
+  if (m_file.Fail())
+  {
+    // A full or failing disk: the run stops with this error rather than a short capture.
+    throw std::runtime_error("cannot write pcap file " + m_name);
+  }
 }
 
 } // namespace ns3

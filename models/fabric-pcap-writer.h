@@ -72,7 +72,8 @@ std::vector<uint8_t> FrameWireBytes(const FabricFrame& frame, Mac48Address src, 
 class FabricPcapWriter
 {
 public:
-  /// \brief Creates (or truncates) `file`. Aborts, naming it, if it cannot be written.
+  /// \brief Creates (or truncates) `file`; throws std::runtime_error, naming it, if it cannot.
+  /// Write() and Flush() throw likewise when a write fails.
   explicit FabricPcapWriter(const std::string& file);
   /// \brief Writes what is held and closes the file.
   ~FabricPcapWriter();
