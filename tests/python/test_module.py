@@ -243,7 +243,7 @@ def test_ctrl_c_stops_a_run_and_python_gets_its_handler_back():
         "name": "endless",
         "topology": {"preset": "multiplane-64"},
         "transport": {"type": "mrc"},
-        "workloads": [{"type": "random", "load": 0.5, "duration_us": 1e7, "bytes": 65536}],
+        "workloads": [{"type": "random", "load": 0.5, "duration_us": 1e5, "bytes": 65536}],
         "stop": {"wall_time_s": 30},
     }
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
