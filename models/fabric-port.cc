@@ -181,6 +181,14 @@ FabricPort::SetEgressLatency(Time latency)
 void
 FabricPort::SetRateFactor(double factor)
 {
+  // TxTime divides by the degraded rate in whole bit/s: a factor that leaves less than 1 bit/s
+  // (under 1e-11 of 100G) would divide by zero. Refused rather than clamped to 1 bit/s: that
+  // would quietly simulate another link than the one asked for, and one whose frames take hours
+  // (a 4 KiB frame: 9 h at 1 bit/s) is a dead link, which a link failure models.
+  NS_ABORT_MSG_IF(!(double(m_rateBps) * factor >= 1),
+                  "FabricPort::SetRateFactor: factor " << factor << " of " << m_rateBps << " bit/s leaves "
+                                                       << double(m_rateBps) * factor
+                                                       << " bit/s, under 1 bit/s (fail the link instead)");
   m_rateFactor = factor;
   m_txTimeBytes = UINT32_MAX;
 }
@@ -247,6 +255,11 @@ FabricPort::TxTime(uint32_t bytes) const
   {
     rate = static_cast<uint64_t>(double(rate) * m_rateFactor);
   }
+  // SetRateFactor refuses factors that round the rate to 0; this also catches a port without a
+  // rate, or one slowed by SetDataRate after its factor was set.
+  NS_ABORT_MSG_IF(rate == 0, "FabricPort::TxTime: port " << m_ifIndex << " of node " << (m_node ? m_node->GetId() : 0)
+                                                         << " sends at 0 bit/s (rate " << m_rateBps << " bit/s, factor "
+                                                         << m_rateFactor << ")");
   m_txTimeBytes = bytes;
   m_txTime =
     PicoSeconds(static_cast<int64_t>((static_cast<unsigned __int128>(bits) * 1000000000000ull + rate / 2) / rate));
@@ -515,18 +528,21 @@ FabricPort::ArmWake()
     using E = PrefetchingEvent;
     m_wake->SetPrefetch(
       { E::Lines(self, 0b1111), E::Lines(next), E::Lines(next ? next->frame.Get() : nullptr), E::Lines(link, 0b11) });
-    // The simulator releases one reference after the event runs; ours keeps the event alive.
-    m_wake->Ref();
     FabricScheduler::ExpectPrefetching(PeekPointer(m_wake));
     // With the node's context: a wake armed by a global event (a link failure, say) belongs to the
     // node's partition in a parallel run, not to the global events.
     if (m_node)
     {
+      // The simulator takes over a reference, released after the event runs; ours keeps the
+      // event alive.
+      m_wake->Ref();
       Simulator::ScheduleWithContext(m_context, m_busyUntil - Simulator::Now(), PeekPointer(m_wake));
     }
     else
     {
-      Simulator::Schedule(m_busyUntil - Simulator::Now(), PeekPointer(m_wake));
+      // Schedule(Time, Ptr<EventImpl>) takes the simulator's reference itself: another Ref would
+      // keep the wake alive for ever.
+      Simulator::Schedule(m_busyUntil - Simulator::Now(), m_wake);
     }
   }
 }

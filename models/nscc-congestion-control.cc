@@ -102,7 +102,10 @@ NsccCongestionControl::OnAck(uint64_t bytes, Time rtt, bool ecn)
   m_ackedInWindow += bytes;
 
   const double target = m_targetFactor * m_baseRtt.GetSeconds();
-  const double delay = std::max(0.0, (rtt - m_baseRtt).GetSeconds());
+  // Queueing delay, never negative (UEC: max(0, RTT - base RTT)): an RTT below the base RTT means
+  // an empty queue, not a negative one. Compared as Times first: GetSeconds of a negative Time
+  // left-shifts a negative value in ns-3's int64x64 (undefined behaviour).
+  const double delay = rtt > m_baseRtt ? (rtt - m_baseRtt).GetSeconds() : 0.0;
   const double w = double(m_window.Get());
   const double perRtt = double(bytes) / std::max(w, 1.0); // fraction of a window acknowledged
   if (ecn && delay > target)

@@ -2,6 +2,7 @@
 // RandomLoss) while a lost frame still uses its wire time, and a degraded rate stretches every
 // serialisation by 1 / factor. Both leave the other direction untouched.
 #include "tests/models/fabric-test-fixture.h"
+#include "tests/models/header-test-helpers.h"
 
 #include <catch2/catch.hpp>
 
@@ -177,5 +178,32 @@ TEST_CASE("fabric: a degraded link serialises at rate x factor in that direction
     // The reverse direction of the degraded link (T0 -> GPU 0) runs at full rate.
     CHECK(at0[k] == 2 * (NanoSeconds(336) + d) + lat + k * NanoSeconds(336));
   }
+  Simulator::Destroy();
+}
+
+// The degraded rate is counted in whole bit/s (rounded down): a factor that leaves less than
+// 1 bit/s (1e-12 of 100G) used to round it to 0 and divide by zero at the next frame. It is
+// refused when set; a few bit/s is still a rate. Powers of two keep the products exact: 2^-37
+// of 100G is 0.73 bit/s, 2^-35 is 2.91 bit/s, sent at 2 bit/s.
+TEST_CASE("fabric: a rate factor leaving under 1 bit/s is refused; 2 bit/s still serialises", "[fabric][gray]")
+{
+  FabricFixture fx(TinyMultiplane());
+  const Attachment& a = fx.Routing().Attach(0, 0);
+  Ptr<FabricPort> nic = fx.NicPort(0, 0);
+  Ptr<FabricChannel> ch = fx.net->GetChannel(a.link);
+  const uint32_t size = DataPacketBytes(kPayload);
+  REQUIRE(nic->GetDataRate().GetBitRate() == 100000000000ULL);
+  CHECK(Aborts([&] { ch->SetRateFactor(PeekPointer(nic), 1e-12); }));
+  CHECK(Aborts([&] { ch->SetRateFactor(PeekPointer(nic), std::ldexp(1.0, -37)); }));
+  // A port that sends at 0 bit/s however it got there (a rate of 0, here) is refused at its next
+  // frame instead of dividing by zero.
+  CHECK(Aborts([&] {
+    nic->SetDataRate(DataRate(0));
+    nic->TxTime(size);
+  }));
+
+  ch->SetRateFactor(PeekPointer(nic), std::ldexp(1.0, -35));
+  CHECK(nic->TxTime(size) == Seconds(16800)); // 4,200 bytes at 2 bit/s
+  CHECK(fx.LeafPortFacing(0, 0)->TxTime(size) == NanoSeconds(336));
   Simulator::Destroy();
 }

@@ -235,6 +235,7 @@ TEST_CASE("mrc: a T0-T1 link failure is bypassed within 100 us and probes restor
   Simulator::Schedule(failAt, [&] { f.net->SetLinkUp(link, false); });
   Simulator::Schedule(repairAt, [&] { f.net->SetLinkUp(link, true); });
   Time lastOnDeadPath;
+  std::pair<Ptr<MrcQueuePair>, Time*> onDeadPath{ qp.first, &lastOnDeadPath };
   qp.first->TraceConnectWithoutContext(
     "DataSent",
     MakeBoundCallback(
@@ -244,7 +245,7 @@ TEST_CASE("mrc: a T0-T1 link failure is bypassed within 100 us and probes restor
         if (plane == 2 && !usids.empty() && usids[0] == FabricRouting::PortUsid(16))
           *c->second = Simulator::Now();
       },
-      new std::pair<Ptr<MrcQueuePair>, Time*>(qp.first, &lastOnDeadPath)));
+      &onDeadPath));
   // Transitions back to GOOD of the EVs whose path crosses the failed link.
   std::pair<Ptr<MrcQueuePair>, std::vector<Time>> backToGood{ qp.first, {} };
   qp.first->TraceConnectWithoutContext(
