@@ -11,18 +11,14 @@
 #include "models/fabric-switch.h"
 #include "models/port-queue-config.h"
 #include "models/rdma-connect.h"
-#include "models/splitmix.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/core-module.h"
 
 #include <cmath>
-#include <deque>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <map>
 #include <set>
 
 namespace mrcsim
@@ -33,9 +29,7 @@ std::atomic<bool> g_interrupted{ false };
 namespace
 {
 
-using ns3::MicroSeconds;
 using ns3::Ptr;
-using ns3::RdmaQueuePair;
 using ns3::Simulator;
 using ns3::Time;
 
