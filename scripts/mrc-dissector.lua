@@ -3,8 +3,8 @@
 -- a switch cut the packet to its headers). Every other UDP 4791 frame goes to Wireshark's own
 -- InfiniBand (RRoCE) dissector, so RDMA WRITEs, ACKs and CNPs decode as usual.
 --
--- The byte layouts are mrcsim's (MRC's are not public); they follow models/mrc-sack-header.h,
--- models/mrc-nack-header.h and models/mrc-probe-header.h. Frames end with the 4-byte ICRC.
+-- The byte layouts are mrcsim's (MRC's are not public); they follow models/wire/mrc-sack-header.h,
+-- models/wire/mrc-nack-header.h and models/wire/mrc-probe-header.h. Frames end with the 4-byte ICRC.
 --
 --   tshark -X lua_script:scripts/mrc-dissector.lua -r results/NAME/mrc/pcap/gpu0-port0.pcap
 --   wireshark -X lua_script:scripts/mrc-dissector.lua ...   (or copy it to ~/.local/lib/wireshark/plugins/)

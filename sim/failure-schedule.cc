@@ -2,7 +2,7 @@
 
 #include "sim/workload.h"
 
-#include "models/splitmix.h"
+#include "models/engine/splitmix.h"
 
 #include "ns3/simulator.h"
 

@@ -5,7 +5,7 @@
 #include "sim/scenario-spec.h"
 #include "topologies/fabric.h"
 
-#include "models/fabric-network.h"
+#include "models/fabric/fabric-network.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,8 +4,8 @@
 
 #include "sim/process-stats.h"
 
-#include "models/fabric-network.h"
-#include "models/fabric-frame.h"
+#include "models/fabric/fabric-network.h"
+#include "models/fabric/fabric-frame.h"
 #include "topologies/fabric-spec.h"
 
 #include "ns3/core-module.h"

@@ -1,9 +1,9 @@
 #include "sim/ideal-model.h"
 
-#include "models/fabric-packet.h"
-#include "models/fabric-switch.h"
-#include "models/port-queue-config.h"
-#include "models/rdma-nic.h"
+#include "models/fabric/fabric-packet.h"
+#include "models/fabric/fabric-switch.h"
+#include "models/fabric/port-queue-config.h"
+#include "models/rdma/rdma-nic.h"
 
 #include "ns3/abort.h"
 #include "ns3/nstime.h"

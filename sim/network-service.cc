@@ -1,7 +1,8 @@
 #include "sim/network-service.h"
 
-#include "models/rdma-connect.h"
-#include "models/splitmix.h"
+#include "models/mrc/mrc-connect.h"
+#include "models/roce/roce-connect.h"
+#include "models/engine/splitmix.h"
 
 #include "ns3/callback.h"
 #include "ns3/simulator.h"

@@ -8,8 +8,8 @@
 #include "sim/scenario-spec.h"
 #include "sim/workload.h"
 
-#include "models/fabric-network.h"
-#include "models/rdma-queue-pair.h"
+#include "models/fabric/fabric-network.h"
+#include "models/rdma/rdma-queue-pair.h"
 
 #include <cstdint>
 #include <deque>

@@ -1,6 +1,6 @@
 #include "sim/pcap-capture.h"
 
-#include "models/fabric-parallel-simulator.h"
+#include "models/engine/fabric-parallel-simulator.h"
 
 #include <filesystem>
 #include <set>
@@ -30,7 +30,7 @@ EnablePcapCaptures(const ScenarioSpec& spec, const Fabric& fabric, ns3::FabricNe
                             "(mrcsim run --out DIR; out_dir in Python)");
   }
   // Frames are written as ns-3 Packets, whose free lists and uid counter no lock guards (the
-  // same limit as packet trace sources, models/fabric-frame.cc).
+  // same limit as packet trace sources, models/fabric/fabric-frame.cc).
   const ns3::FabricParallelSimulatorImpl* parallel = ns3::FabricParallelSimulatorImpl::Get();
   if (parallel && parallel->GetPartitions() > 1)
   {

@@ -1,5 +1,5 @@
 // Packet captures of a scenario run (`outputs.pcap`): both ends of every selected link write a pcap
-// file (models/fabric-pcap-writer.h: the frames' wire bytes, nanosecond timestamps) into the run's
+// file (models/fabric/fabric-pcap-writer.h: the frames' wire bytes, nanosecond timestamps) into the run's
 // output directory, pcap/<node>-port<k>.pcap, e.g. pcap/gpu0-port0.pcap, pcap/p0.t0.0-port16.pcap.
 // Leaves out captures of parallel runs: frames become ns-3 Packets to be written, which only one
 // thread may do.
@@ -8,7 +8,7 @@
 
 #include "sim/scenario-spec.h"
 
-#include "models/fabric-network.h"
+#include "models/fabric/fabric-network.h"
 
 #include <string>
 #include <vector>

@@ -4,9 +4,9 @@
 
 #include "sim/process-stats.h"
 
-#include "models/fabric-parallel-simulator.h"
-#include "models/rdma-connect.h"
-#include "models/splitmix.h"
+#include "models/engine/fabric-parallel-simulator.h"
+#include "models/mrc/mrc-connect.h"
+#include "models/engine/splitmix.h"
 #include "topologies/fabric-spec.h"
 
 #include "ns3/core-module.h"

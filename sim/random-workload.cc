@@ -1,6 +1,6 @@
 #include "sim/random-workload.h"
 
-#include "models/splitmix.h"
+#include "models/engine/splitmix.h"
 
 #include "ns3/abort.h"
 #include "ns3/simulator.h"

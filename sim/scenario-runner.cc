@@ -7,10 +7,12 @@
 #include "sim/process-stats.h"
 #include "sim/run-watchdog.h"
 
-#include "models/fabric-packet.h"
-#include "models/fabric-switch.h"
-#include "models/port-queue-config.h"
-#include "models/rdma-connect.h"
+#include "models/fabric/fabric-packet.h"
+#include "models/fabric/fabric-switch.h"
+#include "models/fabric/port-queue-config.h"
+#include "models/mrc/mrc-queue-pair.h"
+#include "models/rdma/rdma-nic.h"
+#include "models/roce/roce-queue-pair.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -91,7 +93,7 @@ RunTransport(const ScenarioSpec& spec,
   }
 
   // The same event order as ns-3's MapScheduler (bit-identical results), without a tree node per
-  // event (models/fabric-scheduler.h).
+  // event (models/engine/fabric-scheduler.h).
   Simulator::SetScheduler(ObjectFactory("ns3::FabricScheduler"));
   FabricNetwork net(fabric);
   // The transport's fabric policy, unless the scenario set the same attribute itself.

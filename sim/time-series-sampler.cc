@@ -1,6 +1,6 @@
 #include "sim/time-series-sampler.h"
 
-#include "models/port-queue-config.h"
+#include "models/fabric/port-queue-config.h"
 
 #include "ns3/simulator.h"
 

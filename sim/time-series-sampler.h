@@ -7,7 +7,7 @@
 #include "sim/scenario-spec.h"
 #include "topologies/fabric.h"
 
-#include "models/fabric-network.h"
+#include "models/fabric/fabric-network.h"
 
 #include "ns3/nstime.h"
 

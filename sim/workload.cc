@@ -4,7 +4,7 @@
 #include "sim/pattern-workload.h"
 #include "sim/random-workload.h"
 
-#include "models/splitmix.h"
+#include "models/engine/splitmix.h"
 #include "topologies/json-reader.h"
 
 #include "ns3/abort.h"

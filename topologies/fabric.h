@@ -14,7 +14,7 @@ namespace mrcsim
 {
 
 /// Planes: a GPU's NIC has one port per plane, and the models keep per-port state in 64-bit
-/// masks (models/mrc-queue-pair.h), so a NIC has at most 64 ports: planes 0..63.
+/// masks (models/mrc/mrc-queue-pair.h), so a NIC has at most 64 ports: planes 0..63.
 constexpr int kMaxPlanes = 64;
 /// Switch tiers: a node uSID holds tier + 1 in 4 bits, 0 being the end-of-carrier marker
 /// (Fabric::AddSwitch), so tiers 0..14.

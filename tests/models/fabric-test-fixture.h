@@ -4,12 +4,12 @@
 #ifndef MRCSIM_TESTS_MODELS_FABRIC_TEST_FIXTURE_H
 #define MRCSIM_TESTS_MODELS_FABRIC_TEST_FIXTURE_H
 
-#include "models/fabric-address.h"
-#include "models/fabric-network.h"
-#include "models/fabric-packet.h"
-#include "models/ipv6-usid-header.h"
-#include "models/roce-bth-header.h"
-#include "models/roce-udp-header.h"
+#include "models/wire/fabric-address.h"
+#include "models/fabric/fabric-network.h"
+#include "models/fabric/fabric-packet.h"
+#include "models/wire/ipv6-usid-header.h"
+#include "models/wire/roce-bth-header.h"
+#include "models/wire/roce-udp-header.h"
 
 #include "tests/topology/fabric-fixtures.h"
 #include "topologies/fabric-spec.h"

@@ -1,7 +1,7 @@
 // Unit tests of the DCQCN reaction point: the cut, alpha decay, fast recovery / additive / hyper
 // increase on exact timer instants, the byte counter, the rate floor, and the absence of events
 // once a QP has recovered.
-#include "models/dcqcn-rate-control.h"
+#include "models/roce/dcqcn-rate-control.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/double.h"

@@ -1,10 +1,10 @@
 // FabricFrame: the frame the fabric carries against the bytes the header classes write.
-#include "models/fabric-frame.h"
+#include "models/fabric/fabric-frame.h"
 
-#include "models/fabric-address.h"
-#include "models/mrc-queue-pair.h"
-#include "models/roce-bth-header.h"
-#include "models/send-time-tag.h"
+#include "models/wire/fabric-address.h"
+#include "models/mrc/mrc-queue-pair.h"
+#include "models/wire/roce-bth-header.h"
+#include "models/wire/send-time-tag.h"
 
 #include "tests/models/fabric-test-fixture.h"
 

@@ -4,11 +4,11 @@
 // bit-identically and agrees with the one-partition run.
 #include "tests/models/fabric-test-fixture.h"
 
-#include "models/fabric-frame.h"
-#include "models/fabric-parallel-simulator.h"
-#include "models/mrc-queue-pair.h"
-#include "models/rdma-connect.h"
-#include "models/splitmix.h"
+#include "models/fabric/fabric-frame.h"
+#include "models/engine/fabric-parallel-simulator.h"
+#include "models/mrc/mrc-queue-pair.h"
+#include "models/mrc/mrc-connect.h"
+#include "models/engine/splitmix.h"
 
 #include "ns3/boolean.h"
 #include "ns3/global-value.h"

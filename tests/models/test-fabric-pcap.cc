@@ -7,7 +7,7 @@
 // a warning) only if tshark is not installed.
 #include "tests/models/fabric-test-fixture.h"
 
-#include "models/fabric-pcap-writer.h"
+#include "models/fabric/fabric-pcap-writer.h"
 
 #include <catch2/catch.hpp>
 

@@ -5,7 +5,7 @@
 // The same incast without PFC overflows the same small limits, so the lossless result is earned.
 #include "tests/models/fabric-test-fixture.h"
 
-#include "models/pfc-pause-header.h"
+#include "models/wire/pfc-pause-header.h"
 
 #include "ns3/boolean.h"
 

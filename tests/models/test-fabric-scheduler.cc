@@ -4,8 +4,8 @@
 // cancels, Simulator::Remove, events with prefetch lists, and a switch of scheduler with events
 // pending). And a port's wake (a PrefetchingEvent) is scheduled with exactly one reference for the
 // simulator, whichever way the port schedules it.
-#include "models/fabric-scheduler.h"
-#include "models/splitmix.h"
+#include "models/engine/fabric-scheduler.h"
+#include "models/engine/splitmix.h"
 
 #include "tests/models/fabric-test-fixture.h"
 

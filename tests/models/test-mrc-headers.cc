@@ -1,7 +1,7 @@
 // Round-trip, byte-layout and bitmap tests of the MRC SACK, NACK and probe headers.
-#include "models/mrc-nack-header.h"
-#include "models/mrc-probe-header.h"
-#include "models/mrc-sack-header.h"
+#include "models/wire/mrc-nack-header.h"
+#include "models/wire/mrc-probe-header.h"
+#include "models/wire/mrc-sack-header.h"
 
 #include "header-test-helpers.h"
 

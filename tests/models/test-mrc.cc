@@ -2,8 +2,8 @@
 // lost PSNs, failure bypass within 100 us with probes restoring EVs, and trim NACKs.
 #include "fabric-test-fixture.h"
 
-#include "models/penalty-ev-selector.h"
-#include "models/rdma-connect.h"
+#include "models/mrc/penalty-ev-selector.h"
+#include "models/mrc/mrc-connect.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"

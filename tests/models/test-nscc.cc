@@ -3,7 +3,7 @@
 // Before the fix the negative difference went through Time::GetSeconds, a left shift of a
 // negative value in ns-3's int64x64 that UBSan reports (scripts/test.sh --sanitize); the release
 // build already clamped the result, which these tests pin down as well.
-#include "models/nscc-congestion-control.h"
+#include "models/mrc/nscc-congestion-control.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/double.h"

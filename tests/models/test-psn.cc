@@ -1,5 +1,5 @@
-// Unit tests of the 24-bit PSN arithmetic in models/psn.h.
-#include "models/psn.h"
+// Unit tests of the 24-bit PSN arithmetic in models/wire/psn.h.
+#include "models/wire/psn.h"
 
 #include <catch2/catch.hpp>
 

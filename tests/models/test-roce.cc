@@ -2,8 +2,8 @@
 // only through ECMP repair after a link failure.
 #include "fabric-test-fixture.h"
 
-#include "models/dcqcn-rate-control.h"
-#include "models/rdma-connect.h"
+#include "models/roce/dcqcn-rate-control.h"
+#include "models/roce/roce-connect.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"

@@ -4,7 +4,7 @@
 // (tests/pcap/test_pcap_captures.py checks what the files hold.)
 #include "sim/pcap-capture.h"
 
-#include "models/fabric-parallel-simulator.h"
+#include "models/engine/fabric-parallel-simulator.h"
 
 #include "ns3/global-value.h"
 #include "ns3/object-factory.h"

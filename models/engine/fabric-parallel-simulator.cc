@@ -1,0 +1,727 @@
+#include "models/engine/fabric-parallel-simulator.h"
+
+
+#include "ns3/abort.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricParallelSimulatorImpl);
+
+namespace
+{
+std::vector<FabricParallelSimulatorImpl::ThreadHooks>&
+Hooks()
+{
+  static std::vector<FabricParallelSimulatorImpl::ThreadHooks> hooks;
+  return hooks;
+}
+} // namespace
+
+void
+FabricParallelSimulatorImpl::RegisterThreadHooks(ThreadHooks hooks)
+{
+  Hooks().push_back(hooks);
+}
+
+TypeId
+FabricParallelSimulatorImpl::GetTypeId()
+{
+  static TypeId tid = TypeId("ns3::FabricParallelSimulatorImpl")
+                        .SetParent<SimulatorImpl>()
+                        .SetGroupName("Core")
+                        .AddConstructor<FabricParallelSimulatorImpl>();
+  return tid;
+}
+
+FabricParallelSimulatorImpl::FabricParallelSimulatorImpl()
+{
+  m_global.index = kGlobal;
+  m_global.currentContext = Simulator::NO_CONTEXT;
+  m_parts.push_back(std::make_unique<Partition>());
+  m_parts[0]->currentContext = Simulator::NO_CONTEXT;
+  t_current = m_parts[0].get();
+  s_active = this;
+}
+
+FabricParallelSimulatorImpl::~FabricParallelSimulatorImpl()
+{
+  StopWorkers();
+  if (s_active == this)
+  {
+    s_active = nullptr;
+  }
+  if (t_current == m_parts[0].get() || t_current == &m_global)
+  {
+    t_current = nullptr;
+  }
+}
+
+FabricParallelSimulatorImpl*
+FabricParallelSimulatorImpl::Get()
+{
+  return dynamic_cast<FabricParallelSimulatorImpl*>(PeekPointer(Simulator::GetImplementation()));
+}
+
+void
+FabricParallelSimulatorImpl::DoDispose()
+{
+  StopWorkers();
+  auto drain = [](Partition& p)
+  {
+    if (p.events)
+    {
+      while (!p.events->IsEmpty())
+      {
+        p.events->RemoveNext().impl->Unref();
+      }
+      p.events = nullptr;
+    }
+    for (const Partition::Remote& r : p.outbox)
+    {
+      r.impl->Unref();
+    }
+    p.outbox.clear();
+    p.tasks.clear();
+    p.windowEnd.clear();
+  };
+  for (auto& p : m_parts)
+  {
+    drain(*p);
+  }
+  drain(m_global);
+  SimulatorImpl::DoDispose();
+}
+
+void
+FabricParallelSimulatorImpl::SetPartitions(uint32_t n)
+{
+  NS_ABORT_MSG_IF(n == 0, "FabricParallelSimulatorImpl::SetPartitions: at least one partition");
+  NS_ABORT_MSG_IF(!m_workers.empty() || InParallelWindow(),
+                  "FabricParallelSimulatorImpl::SetPartitions: while running");
+  if (n == m_parts.size())
+  {
+    return;
+  }
+  for (Partition* p : AllPartitions())
+  {
+    NS_ABORT_MSG_IF(!p->outbox.empty() || !p->tasks.empty() || !p->windowEnd.empty(),
+                    "FabricParallelSimulatorImpl::SetPartitions: a stopped parallel run left work behind");
+  }
+  // The clock and the uid sequence go on from partition 0 (a Run may have happened already);
+  // pending events wait in the new partition 0 until Run moves them (Redistribute).
+  const Partition& old = *m_parts[0];
+  std::vector<std::unique_ptr<Partition>> parts;
+  for (uint32_t i = 0; i < n; ++i)
+  {
+    auto p = std::make_unique<Partition>();
+    p->index = i;
+    p->parallel = n > 1;
+    p->currentTs = old.currentTs;
+    p->currentContext = Simulator::NO_CONTEXT;
+    p->uid = &m_setupUid;
+    p->events = m_schedulerFactory.Create<Scheduler>();
+    parts.push_back(std::move(p));
+  }
+  Ptr<Scheduler> global = m_schedulerFactory.Create<Scheduler>();
+  Partition& first = *parts[0];
+  for (Partition* p : AllPartitions())
+  {
+    MoveEvents(p->events, *first.events);
+    first.eventCount += p->eventCount;
+  }
+  m_global.eventCount = 0;
+  m_global.currentTs = old.currentTs;
+  m_setupUid = *old.uid;
+  m_global.uid = n == 1 ? &m_global.ownUid : &m_setupUid;
+  m_global.events = global;
+  m_parts = std::move(parts);
+  if (n == 1)
+  {
+    m_parts[0]->ownUid = m_setupUid;
+    m_parts[0]->uid = &m_parts[0]->ownUid;
+  }
+  t_current = n == 1 ? m_parts[0].get() : &m_global;
+  m_redistribute = n > 1;
+}
+
+void
+FabricParallelSimulatorImpl::SetPartitionOf(uint32_t context, uint32_t partition)
+{
+  NS_ABORT_MSG_IF(partition >= m_parts.size(),
+                  "FabricParallelSimulatorImpl::SetPartitionOf: partition " << partition << " of " << m_parts.size());
+  NS_ABORT_MSG_IF(context == Simulator::NO_CONTEXT, "FabricParallelSimulatorImpl::SetPartitionOf: NO_CONTEXT");
+  NS_ABORT_MSG_IF(!m_workers.empty() || InParallelWindow(),
+                  "FabricParallelSimulatorImpl::SetPartitionOf: while running");
+  if (context >= m_partitionOf.size())
+  {
+    m_partitionOf.resize(context + 1, 0);
+  }
+  m_partitionOf[context] = partition;
+  m_redistribute = m_parts.size() > 1;
+}
+
+void
+FabricParallelSimulatorImpl::Redistribute()
+{
+  // Uids stay (EventIds taken at set-up remain valid: set-up drew them from one counter), and
+  // each heap orders its events by (time stamp, uid) whatever the order they come in.
+  std::vector<Scheduler::Event> pending;
+  for (Partition* p : AllPartitions())
+  {
+    while (!p->events->IsEmpty())
+    {
+      pending.push_back(p->events->RemoveNext());
+    }
+  }
+  for (const Scheduler::Event& ev : pending)
+  {
+    Partition& to = PartitionFor(OwnerOf(ev.key.m_context));
+    to.events->Insert(ev);
+  }
+  m_redistribute = false;
+}
+
+void
+FabricParallelSimulatorImpl::SetLookahead(Time lookahead)
+{
+  NS_ABORT_MSG_IF(lookahead.IsNegative(), "FabricParallelSimulatorImpl::SetLookahead: negative lookahead");
+  m_lookahead = lookahead;
+}
+
+std::vector<FabricParallelSimulatorImpl::Partition*>
+FabricParallelSimulatorImpl::AllPartitions()
+{
+  std::vector<Partition*> all;
+  for (auto& p : m_parts)
+  {
+    all.push_back(p.get());
+  }
+  all.push_back(&m_global);
+  return all;
+}
+
+uint32_t
+FabricParallelSimulatorImpl::OwnerOf(uint32_t context) const
+{
+  if (m_parts.size() == 1)
+  {
+    return 0; // one partition owns every node and the global events (no table read per event)
+  }
+  if (context == Simulator::NO_CONTEXT)
+  {
+    return kGlobal;
+  }
+  return GetPartitionOf(context);
+}
+
+const FabricParallelSimulatorImpl::Partition&
+FabricParallelSimulatorImpl::OwnerOfEvent(const EventId& id) const
+{
+  const uint32_t owner = OwnerOf(id.GetContext());
+  return owner == kGlobal ? m_global : *m_parts[owner];
+}
+
+void
+FabricParallelSimulatorImpl::DeferToBarrier(BarrierTask fn, void* object, uint32_t argument)
+{
+  if (t_current && t_current->parallel)
+  {
+    t_current->tasks.push_back(Partition::Task{ fn, object, argument });
+  }
+  else
+  {
+    fn(object, argument);
+  }
+}
+
+void
+FabricParallelSimulatorImpl::DeferToWindowEnd(BarrierTask fn, void* object, uint32_t argument)
+{
+  NS_ABORT_MSG_IF(!InParallelWindow(), "FabricParallelSimulatorImpl::DeferToWindowEnd: outside a partition's window");
+  t_current->windowEnd.push_back(Partition::Task{ fn, object, argument });
+}
+
+EventId
+FabricParallelSimulatorImpl::ScheduleForNode(uint32_t context, const Time& delay, EventImpl* event)
+{
+  FabricParallelSimulatorImpl* sim = s_active;
+  if (sim && t_current == &sim->m_global && sim->m_parts.size() > 1)
+  {
+    NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "FabricParallelSimulatorImpl::ScheduleForNode: negative delay");
+    Partition& owner = sim->PartitionFor(sim->OwnerOf(context));
+    return sim->Insert(owner, sim->m_global.currentTs + delay.GetTimeStep(), context, event);
+  }
+  return Simulator::Schedule(delay, Ptr<EventImpl>(event, false));
+}
+
+bool
+FabricParallelSimulatorImpl::InParallelWindow()
+{
+  return t_current && t_current->parallel;
+}
+
+uint32_t
+FabricParallelSimulatorImpl::Enqueue(Partition& p, uint64_t ts, uint32_t context, EventImpl* event)
+{
+  Scheduler::Event ev;
+  ev.impl = event;
+  ev.key.m_ts = ts;
+  ev.key.m_context = context;
+  ev.key.m_uid = (*p.uid)++;
+  p.events->Insert(ev);
+  return ev.key.m_uid;
+}
+
+EventId
+FabricParallelSimulatorImpl::Insert(Partition& p, uint64_t ts, uint32_t context, EventImpl* event)
+{
+  const uint32_t uid = Enqueue(p, ts, context, event);
+  return EventId(event, ts, context, uid);
+}
+
+void
+FabricParallelSimulatorImpl::MoveEvents(Ptr<Scheduler>& from, Scheduler& into)
+{
+  while (from && !from->IsEmpty())
+  {
+    into.Insert(from->RemoveNext());
+  }
+}
+
+EventId
+FabricParallelSimulatorImpl::Schedule(const Time& delay, EventImpl* event)
+{
+  NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "FabricParallelSimulatorImpl::Schedule: negative delay " << delay);
+  Partition& p = *t_current;
+  return Insert(p, p.currentTs + delay.GetTimeStep(), p.currentContext, event);
+}
+
+void
+FabricParallelSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event)
+{
+  NS_ABORT_MSG_IF(delay.IsStrictlyNegative(),
+                  "FabricParallelSimulatorImpl::ScheduleWithContext: negative delay " << delay);
+  Partition& p = *t_current;
+  const uint64_t ts = p.currentTs + delay.GetTimeStep();
+  const uint32_t owner = OwnerOf(context);
+  if (owner == p.index || !p.parallel)
+  {
+    // Our own partition, or one thread running (set-up, a global event, a barrier).
+    Enqueue(PartitionFor(owner), ts, context, event);
+    return;
+  }
+  NS_ABORT_MSG_IF(delay < m_lookahead,
+                  "FabricParallelSimulatorImpl: an event of partition "
+                    << p.index << " for node " << context << " (partition "
+                    << (owner == kGlobal ? std::string("global") : std::to_string(owner)) << ") is " << delay
+                    << " ahead, less than the lookahead " << m_lookahead);
+  p.outbox.push_back(Partition::Remote{ owner, context, ts, event });
+}
+
+EventId
+FabricParallelSimulatorImpl::ScheduleNow(EventImpl* event)
+{
+  Partition& p = *t_current;
+  return Insert(p, p.currentTs, p.currentContext, event);
+}
+
+EventId
+FabricParallelSimulatorImpl::ScheduleDestroy(EventImpl* event)
+{
+  NS_ABORT_MSG_IF(InParallelWindow(), "FabricParallelSimulatorImpl::ScheduleDestroy: not from a partition's thread");
+  Partition& p = *t_current;
+  EventId id(Ptr<EventImpl>(event, false), p.currentTs, Simulator::NO_CONTEXT, EventId::UID::DESTROY);
+  m_destroyEvents.push_back(id);
+  ++*p.uid;
+  return id;
+}
+
+void
+FabricParallelSimulatorImpl::Remove(const EventId& id)
+{
+  if (id.GetUid() == EventId::UID::DESTROY)
+  {
+    auto it = std::find(m_destroyEvents.begin(), m_destroyEvents.end(), id);
+    if (it != m_destroyEvents.end())
+    {
+      m_destroyEvents.erase(it);
+    }
+    return;
+  }
+  if (IsExpired(id))
+  {
+    return;
+  }
+  Partition& p = PartitionFor(OwnerOf(id.GetContext()));
+  Scheduler::Event event;
+  event.impl = id.PeekEventImpl();
+  event.key.m_ts = id.GetTs();
+  event.key.m_context = id.GetContext();
+  event.key.m_uid = id.GetUid();
+  p.events->Remove(event);
+  event.impl->Cancel();
+  event.impl->Unref(); // the scheduler's reference
+}
+
+void
+FabricParallelSimulatorImpl::Cancel(const EventId& id)
+{
+  if (!IsExpired(id))
+  {
+    id.PeekEventImpl()->Cancel();
+  }
+}
+
+bool
+FabricParallelSimulatorImpl::IsExpired(const EventId& id) const
+{
+  if (id.GetUid() == EventId::UID::DESTROY)
+  {
+    if (id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled())
+    {
+      return true;
+    }
+    return std::find(m_destroyEvents.begin(), m_destroyEvents.end(), id) == m_destroyEvents.end();
+  }
+  const Partition& p = OwnerOfEvent(id);
+  return id.PeekEventImpl() == nullptr || id.GetTs() < p.currentTs ||
+         (id.GetTs() == p.currentTs && id.GetUid() <= p.currentUid) || id.PeekEventImpl()->IsCancelled();
+}
+
+Time
+FabricParallelSimulatorImpl::Now() const
+{
+  return TimeStep(t_current->currentTs);
+}
+
+Time
+FabricParallelSimulatorImpl::GetDelayLeft(const EventId& id) const
+{
+  if (IsExpired(id))
+  {
+    return TimeStep(0);
+  }
+  return TimeStep(id.GetTs() - t_current->currentTs); // the caller's clock
+}
+
+Time
+FabricParallelSimulatorImpl::GetMaximumSimulationTime() const
+{
+  return TimeStep(std::numeric_limits<int64_t>::max());
+}
+
+void
+FabricParallelSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
+{
+  m_schedulerFactory = schedulerFactory;
+  auto replace = [&](Partition& p)
+  {
+    Ptr<Scheduler> events = schedulerFactory.Create<Scheduler>();
+    MoveEvents(p.events, *events);
+    p.events = events;
+  };
+  for (auto& p : m_parts)
+  {
+    replace(*p);
+  }
+  replace(m_global);
+}
+
+uint32_t
+FabricParallelSimulatorImpl::GetSystemId() const
+{
+  return 0;
+}
+
+uint32_t
+FabricParallelSimulatorImpl::GetContext() const
+{
+  return t_current->currentContext;
+}
+
+uint64_t
+FabricParallelSimulatorImpl::GetEventCount() const
+{
+  uint64_t n = m_global.eventCount;
+  for (const auto& p : m_parts)
+  {
+    n += p->eventCount;
+  }
+  return n;
+}
+
+bool
+FabricParallelSimulatorImpl::IsFinished() const
+{
+  auto empty = [](const Partition& p)
+  { return (!p.events || p.events->IsEmpty()) && p.outbox.empty() && p.windowEnd.empty(); };
+  return m_stop.load(std::memory_order_relaxed) ||
+         (empty(m_global) && std::all_of(m_parts.begin(), m_parts.end(), [&](const auto& p) { return empty(*p); }));
+}
+
+void
+FabricParallelSimulatorImpl::Stop()
+{
+  m_stop.store(true, std::memory_order_relaxed);
+}
+
+void
+FabricParallelSimulatorImpl::Stop(const Time& delay)
+{
+  Simulator::Schedule(delay, &Simulator::Stop);
+}
+
+void
+FabricParallelSimulatorImpl::Destroy()
+{
+  while (!m_destroyEvents.empty())
+  {
+    Ptr<EventImpl> ev = m_destroyEvents.front().PeekEventImpl();
+    m_destroyEvents.pop_front();
+    if (!ev->IsCancelled())
+    {
+      ev->Invoke();
+    }
+  }
+}
+
+void
+FabricParallelSimulatorImpl::ProcessOneEvent(Partition& p)
+{
+  Scheduler::Event next = p.events->RemoveNext();
+  ++p.eventCount;
+  p.currentTs = next.key.m_ts;
+  p.currentContext = next.key.m_context;
+  p.currentUid = next.key.m_uid;
+  next.impl->Invoke();
+  next.impl->Unref();
+}
+
+void
+FabricParallelSimulatorImpl::RunUntil(Partition& p, uint64_t end)
+{
+  while (!p.events->IsEmpty() && p.events->PeekNext().key.m_ts < end)
+  {
+    ProcessOneEvent(p);
+  }
+  if (!p.windowEnd.empty())
+  {
+    // The clock moves to the window's end (no event of this partition is earlier than that now).
+    p.currentTs = end;
+    p.currentUid = 0;
+    std::vector<Partition::Task> tasks;
+    tasks.swap(p.windowEnd);
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+    {
+      // The objects are scattered (a partition's ports): fetch two tasks ahead.
+      if (i + 2 < tasks.size())
+      {
+        const auto* next = static_cast<const char*>(tasks[i + 2].object);
+        for (int line = 0; line < 4; ++line)
+        {
+          __builtin_prefetch(next + 64 * line);
+        }
+      }
+      tasks[i].fn(tasks[i].object, tasks[i].argument);
+    }
+  }
+}
+
+void
+FabricParallelSimulatorImpl::Run()
+{
+  m_stop.store(false, std::memory_order_relaxed);
+  if (m_parts.size() == 1)
+  {
+    // As DefaultSimulatorImpl::Run.
+    Partition& p = *m_parts[0];
+    t_current = &p;
+    while (!p.events->IsEmpty() && !m_stop.load(std::memory_order_relaxed))
+    {
+      ProcessOneEvent(p);
+    }
+    return;
+  }
+  RunParallel();
+}
+
+void
+FabricParallelSimulatorImpl::Synchronise(uint64_t now)
+{
+  t_current = &m_global;
+  m_global.currentTs = std::max(m_global.currentTs, now);
+  for (auto& p : m_parts)
+  {
+    for (const Partition::Remote& r : p->outbox)
+    {
+      Enqueue(PartitionFor(r.partition), r.ts, r.context, r.impl);
+    }
+    p->outbox.clear();
+  }
+  for (const ThreadHooks& h : Hooks())
+  {
+    h.onBarrier();
+  }
+  for (auto& p : m_parts)
+  {
+    // A task may defer no further (one thread now: DeferToBarrier runs it at once).
+    std::vector<Partition::Task> tasks;
+    tasks.swap(p->tasks);
+    for (const Partition::Task& t : tasks)
+    {
+      t.fn(t.object, t.argument);
+    }
+  }
+}
+
+void
+FabricParallelSimulatorImpl::RunParallel()
+{
+  NS_ABORT_MSG_IF(!m_lookahead.IsStrictlyPositive(),
+                  "FabricParallelSimulatorImpl: " << m_parts.size() << " partitions need a positive lookahead");
+  const uint64_t lookahead = m_lookahead.GetTimeStep();
+  if (m_redistribute)
+  {
+    Redistribute();
+  }
+  // From here on each partition numbers its own events (uids need only be unique within one).
+  for (Partition* p : AllPartitions())
+  {
+    if (p->uid != &p->ownUid)
+    {
+      p->ownUid = m_setupUid;
+      p->uid = &p->ownUid;
+    }
+  }
+  m_quit = false;
+  m_running = 0;
+  for (uint32_t i = 1; i < m_parts.size(); ++i)
+  {
+    m_workers.emplace_back(&FabricParallelSimulatorImpl::WorkerLoop, this, i, m_generation);
+  }
+  constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+  uint64_t lastGlobal = 0; // time stamp of the last global event run
+  while (true)
+  {
+    Synchronise(m_global.currentTs);
+    if (m_stop.load(std::memory_order_relaxed))
+    {
+      break;
+    }
+    uint64_t next = kNone;
+    for (const auto& p : m_parts)
+    {
+      if (!p->events->IsEmpty())
+      {
+        next = std::min(next, p->events->PeekNext().key.m_ts);
+      }
+      if (!p->windowEnd.empty())
+      {
+        next = std::min(next, m_global.currentTs); // work left for the end of a window from now
+      }
+    }
+    const uint64_t global = m_global.events->IsEmpty() ? kNone : m_global.events->PeekNext().key.m_ts;
+    if (next == kNone && global == kNone)
+    {
+      break;
+    }
+    if (global <= next)
+    {
+      // Global events run alone, before the partitions' events of the same time stamp.
+      ProcessOneEvent(m_global);
+      lastGlobal = m_global.currentTs;
+      continue;
+    }
+    const uint64_t end = std::min(lookahead > kNone - next ? kNone : next + lookahead, global);
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_windowEnd = end;
+      m_running = static_cast<uint32_t>(m_parts.size() - 1);
+      ++m_generation;
+    }
+    m_wake.notify_all();
+    t_current = m_parts[0].get();
+    RunUntil(*m_parts[0], end);
+    const auto idle = std::chrono::steady_clock::now();
+    {
+      std::unique_lock<std::mutex> lock(m_mutex);
+      m_done.wait(lock, [this] { return m_running == 0; });
+    }
+    m_parts[0]->waitSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - idle).count();
+    ++m_windows;
+    // Between windows the clock on this thread reads the end of the last window; after the
+    // run, the time of the last event.
+    m_global.currentTs = end;
+  }
+  StopWorkers();
+  t_current = &m_global;
+  uint64_t last = lastGlobal;
+  for (const auto& p : m_parts)
+  {
+    last = std::max(last, p->currentTs);
+  }
+  m_global.currentTs = last;
+}
+
+void
+FabricParallelSimulatorImpl::WorkerLoop(uint32_t index, uint64_t generation)
+{
+  Partition& p = *m_parts[index];
+  t_current = &p;
+  for (const ThreadHooks& h : Hooks())
+  {
+    h.onThreadStart(index);
+  }
+  uint64_t seen = generation;
+  while (true)
+  {
+    uint64_t end;
+    const auto idle = std::chrono::steady_clock::now();
+    {
+      std::unique_lock<std::mutex> lock(m_mutex);
+      m_wake.wait(lock, [&] { return m_quit || m_generation != seen; });
+      if (m_quit)
+      {
+        return;
+      }
+      seen = m_generation;
+      end = m_windowEnd;
+    }
+    p.waitSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - idle).count();
+    RunUntil(p, end);
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      if (--m_running == 0)
+      {
+        m_done.notify_one();
+      }
+    }
+  }
+}
+
+void
+FabricParallelSimulatorImpl::StopWorkers()
+{
+  if (m_workers.empty())
+  {
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_quit = true;
+  }
+  m_wake.notify_all();
+  for (auto& t : m_workers)
+  {
+    t.join();
+  }
+  m_workers.clear();
+}
+
+} // namespace ns3

@@ -1,0 +1,450 @@
+#include "models/fabric/fabric-channel.h"
+
+#include "models/engine/fabric-parallel-simulator.h"
+#include "models/fabric/fabric-port.h"
+#include "models/fabric/fabric-switch.h"
+#include "models/engine/splitmix.h"
+
+#include "ns3/abort.h"
+#include "ns3/node.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
+
+TypeId
+FabricChannel::GetTypeId()
+{
+  static TypeId tid = TypeId("ns3::FabricChannel")
+                        .SetParent<Channel>()
+                        .AddConstructor<FabricChannel>()
+                        .AddAttribute("Delay",
+                                      "One-way propagation delay (also the lookahead of a distributed run).",
+                                      TimeValue(MicroSeconds(1)),
+                                      MakeTimeAccessor(&FabricChannel::SetDelay, &FabricChannel::GetDelay),
+                                      MakeTimeChecker())
+                        .AddTraceSource("LinkState",
+                                        "The link went up (true) or down (false).",
+                                        MakeBundleTraceAccessor(&FabricChannel::m_traces, &Traces::linkState),
+                                        "ns3::TracedValueCallback::Bool")
+                        .AddTraceSource("Drop",
+                                        "A frame lost on the link: link down, or random loss.",
+                                        MakeBundleTraceAccessor(&FabricChannel::m_traces, &Traces::drop),
+                                        "ns3::FabricChannel::DropTracedCallback");
+  return tid;
+}
+
+/// \brief A direction's arrival event. It lists what the arrival will touch, for FabricScheduler
+/// to prefetch (Arm says what): the link, its wire and frames, both ports, and the next switch's
+/// egress port.
+class FabricChannel::DeliverEvent : public PrefetchingEvent
+{
+public:
+  DeliverEvent(FabricChannel* channel, uint8_t dir) : m_channel(channel), m_dir(dir)
+  {
+    // FabricScheduler prefetches sizeof(PrefetchingEvent) bytes of a pending event: ours too.
+    static_assert(sizeof(DeliverEvent) == sizeof(PrefetchingEvent), "DeliverEvent outgrows its prefetched lines");
+  }
+
+  void Notify() override { m_channel->Deliver(m_dir, *this); }
+
+  FabricChannel* m_channel;
+  uint8_t m_dir;
+
+  /// Entries Arm sets for each frame; the last three name where the frame goes next: the
+  /// egress port of the switch it reaches, or the arrival lines of the host it reaches
+  /// (FabricPacketHandler::GetArrivalLines), set once when the event is made.
+  static constexpr std::size_t kPerFrame = 9;
+};
+
+FabricChannel::FabricChannel() = default;
+
+FabricChannel::~FabricChannel() = default;
+
+void
+FabricChannel::DoDispose()
+{
+  m_ports[0] = nullptr;
+  m_ports[1] = nullptr;
+  m_dirs[0].wire.clear();
+  m_dirs[1].wire.clear();
+  m_far.reset();
+  for (auto& d : m_dirs)
+  {
+    Ptr<DeliverEvent>& event = d.deliver;
+    if (event)
+    {
+      event->Cancel(); // a pending arrival finds nothing to deliver
+      event = nullptr;
+    }
+  }
+  Channel::DoDispose();
+}
+
+void
+FabricChannel::Drop(const FabricFrame& frame, DropCause cause)
+{
+  if (m_dropCounters)
+  {
+    // Shared by all links and ports, which the partitions of a parallel run update at once.
+    __atomic_fetch_add(&m_dropCounters[static_cast<size_t>(cause)], 1, __ATOMIC_RELAXED);
+  }
+  if (m_traces)
+    m_traces->drop(ToPacket(frame), cause);
+}
+
+void
+FabricChannel::Attach(Ptr<FabricPort> a, Ptr<FabricPort> b)
+{
+  NS_ABORT_MSG_IF(m_ports[0] || m_ports[1], "FabricChannel::Attach: channel already attached");
+  m_ports[0] = a;
+  m_ports[1] = b;
+  a->SetChannel(this);
+  b->SetChannel(this);
+  RefreshArrivalDelay();
+}
+
+void
+FabricChannel::SetDelay(Time delay)
+{
+  m_delay = delay;
+  RefreshArrivalDelay();
+}
+
+void
+FabricChannel::RefreshArrivalDelay()
+{
+  for (uint8_t dir = 0; dir < 2; ++dir)
+  {
+    const FabricPort* from = PeekPointer(m_ports[dir]);
+    const FabricPort* to = PeekPointer(m_ports[1 - dir]);
+    m_dirs[dir].arrivalDelay =
+      m_delay + (from ? from->GetEgressLatency() : Time(0)) + (to ? to->GetIngressLatency() : Time(0));
+    m_dirs[dir].context = to && to->GetNode() ? to->GetNode()->GetId() : 0;
+    m_dirs[dir].toSwitch = to ? dynamic_cast<const FabricSwitch*>(PeekPointer(to->GetNode())) : nullptr;
+  }
+}
+
+std::size_t
+FabricChannel::GetNDevices() const
+{
+  return (m_ports[0] ? 1 : 0) + (m_ports[1] ? 1 : 0);
+}
+
+Ptr<NetDevice>
+FabricChannel::GetDevice(std::size_t i) const
+{
+  return m_ports[i];
+}
+
+FabricPort*
+FabricChannel::Peer(const FabricPort* from) const
+{
+  return PeekPointer(m_ports[1 - Dir(from)]);
+}
+
+void
+FabricChannel::SetUp(bool up)
+{
+  NS_ABORT_MSG_IF(FabricParallelSimulatorImpl::InParallelWindow(),
+                  "FabricChannel::SetUp inside a partition of a parallel run: it touches both ends; schedule it "
+                  "as a global event (no context, before Run)");
+  if (up == m_up)
+  {
+    return;
+  }
+  m_up = up;
+  if (!up)
+  {
+    // What is on the wire is lost now. A cancelled ns-3 event cannot run again, so a direction
+    // whose arrival was pending gets a new event for its next frame.
+    for (uint8_t dir = 0; dir < 2; ++dir)
+    {
+      while (!m_dirs[dir].wire.empty())
+      {
+        Drop(*PopWire(dir), DropCause::LinkDown);
+      }
+      if (m_dirs[dir].armed)
+      {
+        m_dirs[dir].deliver->Cancel();
+        m_dirs[dir].deliver = nullptr;
+        m_dirs[dir].armed = false;
+      }
+    }
+  }
+  if (m_traces)
+    m_traces->linkState(up);
+  m_ports[0]->NotifyLinkState(up);
+  m_ports[1]->NotifyLinkState(up);
+}
+
+FabricChannel::Gray&
+FabricChannel::GetGray()
+{
+  if (!m_gray)
+  {
+    m_gray = std::make_unique<Gray>();
+    // Seeded from the run's seed and this channel's id: runs with the same seed lose the same
+    // frames, and no RNG object is kept per link.
+    m_gray->rng = SplitMixSeed(RngSeedManager::GetSeed(), RngSeedManager::GetRun(), GetId());
+  }
+  return *m_gray;
+}
+
+void
+FabricChannel::SetLossRate(const FabricPort* from, double p)
+{
+  NS_ABORT_MSG_IF(FabricParallelSimulatorImpl::InParallelWindow(),
+                  "FabricChannel::SetLossRate inside a partition of a parallel run: it touches both ends; schedule it "
+                  "as a global event (no context, before Run)");
+  NS_ABORT_MSG_IF(p < 0 || p > 1, "FabricChannel::SetLossRate: probability " << p << " outside [0, 1]");
+  Gray& gray = GetGray();
+  gray.loss[Dir(from)] = p;
+  m_lossy = gray.loss[0] > 0 || gray.loss[1] > 0;
+}
+
+void
+FabricChannel::SetRateFactor(const FabricPort* from, double factor)
+{
+  NS_ABORT_MSG_IF(
+    FabricParallelSimulatorImpl::InParallelWindow(),
+    "FabricChannel::SetRateFactor inside a partition of a parallel run: it touches both ends; schedule it "
+    "as a global event (no context, before Run)");
+  NS_ABORT_MSG_IF(factor <= 0 || factor > 1, "FabricChannel::SetRateFactor: factor " << factor << " outside (0, 1]");
+  // Frames already due to start keep the rate they had.
+  m_ports[Dir(from)]->CatchUp();
+  m_ports[Dir(from)]->SetRateFactor(factor);
+}
+
+double
+FabricChannel::GetRateFactor(const FabricPort* from) const
+{
+  return m_ports[Dir(from)]->GetRateFactor(); // the sending port keeps it: it times its frames
+}
+
+bool
+FabricChannel::DrawLoss(uint8_t dir)
+{
+  Gray& g = GetGray();
+  return SplitMixUniform(g.rng) < g.loss[dir];
+}
+
+bool
+FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
+{
+  uint8_t dir = Dir(from);
+  if (m_handover)
+  {
+    // The receiving end runs on another thread: the frame waits for the window's end.
+    HandOverBuffer& pending = (*m_handedOver)[dir];
+    const Time arrival = txEnd + m_dirs[dir].arrivalDelay;
+    const uint32_t gap = NextGap(pending.frames.empty(), pending.first, pending.last, arrival);
+    if (gap == kFarGap)
+    {
+      pending.far.push_back(arrival);
+    }
+    pending.frames.push_back(InFlight{ std::move(frame), gap });
+    if (pending.frames.size() == 1)
+    {
+      FabricParallelSimulatorImpl::DeferToBarrier(&FabricChannel::HandOver, this, dir);
+    }
+    return false;
+  }
+  if (!m_up)
+  {
+    Drop(*frame, DropCause::LinkDown);
+    return false;
+  }
+  if (m_lossy && m_gray->loss[dir] > 0 && DrawLoss(dir))
+  {
+    Drop(*frame, DropCause::RandomLoss);
+    return false;
+  }
+  PushWire(dir, std::move(frame), txEnd + m_dirs[dir].arrivalDelay);
+  if (!m_dirs[dir].armed)
+  {
+    Arm(dir, DeliverEventOf(dir));
+  }
+  return true;
+}
+
+void
+FabricChannel::SetHandover(bool handover)
+{
+  NS_ABORT_MSG_IF(!m_dirs[0].wire.empty() || !m_dirs[1].wire.empty(), "FabricChannel::SetHandover: frames on the wire");
+  m_handover = handover;
+  if (handover && !m_handedOver)
+  {
+    m_handedOver = std::make_unique<std::array<HandOverBuffer, 2>>();
+  }
+}
+
+void
+FabricChannel::HandOver(void* channel, uint32_t dir)
+{
+  auto* self = static_cast<FabricChannel*>(channel);
+  HandOverBuffer& pending = (*self->m_handedOver)[dir];
+  Time arrival = pending.first;
+  std::size_t far = 0;
+  for (bool first = true; !pending.frames.empty(); first = false)
+  {
+    InFlight f = pending.frames.take_front();
+    if (!first)
+    {
+      arrival = f.gap == kFarGap ? pending.far[far++] : arrival + TimeStep(f.gap);
+    }
+    if (!self->m_up)
+    {
+      self->Drop(*f.frame, DropCause::LinkDown);
+    }
+    else if (self->m_lossy && self->m_gray->loss[dir] > 0 && self->DrawLoss(dir))
+    {
+      self->Drop(*f.frame, DropCause::RandomLoss);
+    }
+    else
+    {
+      self->PushWire(static_cast<uint8_t>(dir), std::move(f.frame), arrival);
+    }
+  }
+  pending.far.clear();
+  if (!self->m_dirs[dir].armed && !self->m_dirs[dir].wire.empty())
+  {
+    self->Arm(dir, self->DeliverEventOf(dir));
+  }
+}
+
+void
+FabricChannel::PushWire(uint8_t dir, FramePtr frame, Time arrival)
+{
+  Direction& d = m_dirs[dir];
+  RingQueue<InFlight>& wire = d.wire;
+  const uint32_t gap = NextGap(wire.empty(), d.headArrival, d.tailArrival, arrival);
+  if (gap == kFarGap)
+  {
+    if (!m_far)
+    {
+      m_far = std::make_unique<RingQueue<Time>[]>(2);
+    }
+    m_far[dir].push_back(arrival);
+  }
+  wire.push_back(InFlight{ std::move(frame), gap });
+}
+
+FramePtr
+FabricChannel::PopWire(uint8_t dir)
+{
+  RingQueue<InFlight>& wire = m_dirs[dir].wire;
+  FramePtr frame = std::move(wire.front().frame);
+  wire.pop_front();
+  if (!wire.empty())
+  {
+    const uint32_t gap = wire.front().gap;
+    m_dirs[dir].headArrival = gap == kFarGap ? m_far[dir].take_front() : m_dirs[dir].headArrival + TimeStep(gap);
+  }
+  return frame;
+}
+
+FabricChannel::DeliverEvent&
+FabricChannel::DeliverEventOf(uint8_t dir)
+{
+  if (!m_dirs[dir].deliver)
+  {
+    m_dirs[dir].deliver = Create<DeliverEvent>(this, dir);
+    const FabricPacketHandler* to = m_ports[1 - dir]->GetHandler();
+    if (to && !m_dirs[dir].toSwitch)
+    {
+      const FabricPacketHandler::ArrivalLines host = to->GetArrivalLines();
+      using E = PrefetchingEvent;
+      m_dirs[dir].deliver->SetPrefetchEntries(DeliverEvent::kPerFrame,
+                                              { E::Lines(host[0]), E::Lines(host[1]), E::Lines(host[2]) });
+    }
+  }
+  return *m_dirs[dir].deliver;
+}
+
+void
+FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
+{
+  m_dirs[dir].armed = true;
+  const InFlight& head = m_dirs[dir].wire.front();
+  const Time arrival = m_dirs[dir].headArrival;
+  const auto* self = reinterpret_cast<const char*>(this);
+  const auto* from = reinterpret_cast<const char*>(PeekPointer(m_ports[dir]));
+  const auto* to = reinterpret_cast<const char*>(PeekPointer(m_ports[1 - dir]));
+  // The arrival catches the sender up: it starts its next frame (see FabricPort), reading the
+  // sender's hot lines, the queue entry and the frame. The receiving port's first line is all its
+  // Receive reads. A switch then forwards the frame: the hot lines of the port its uSID names
+  // are listed last; a host's arrival lines are listed once (DeliverEventOf). The head frame is
+  // in cache here (just sent, or listed by the arrival before this one, as the frame behind the
+  // head), so reading its uSID costs no miss. (The egress port's own next entry and frame, which
+  // a catch-up there reads, are one load too deep to list.)
+  // With hand-over, the sender runs on another thread: nothing of it is read, or listed.
+  if (m_handover)
+  {
+    from = nullptr;
+  }
+  const QueuedPacket* next = from ? m_ports[dir]->PeekNext() : nullptr;
+  const RingQueue<InFlight>& wire = m_dirs[dir].wire;
+  // The entry behind the head, which the next Arm reads as its head: in the head's line or the
+  // next one, unless the ring wraps between them.
+  const InFlight* second = wire.size() > 1 ? &wire[1] : nullptr;
+  const FabricFrame* behind = second ? second->frame.Get() : nullptr;
+  const uintptr_t headLine = reinterpret_cast<uintptr_t>(&head) >> 6;
+  const uintptr_t secondLine = reinterpret_cast<uintptr_t>(second) >> 6;
+  const bool nextLine = second && secondLine == headLine + 1;
+  const bool wraps = second && secondLine != headLine && !nextLine;
+  // The channel's first line and its direction's, one entry (the object is four lines).
+  static_assert(sizeof(FabricChannel) <= 6 * 64, "a channel's lines fit in one prefetch entry");
+  const unsigned dirLine =
+    static_cast<unsigned>((reinterpret_cast<uintptr_t>(&m_dirs[dir]) >> 6) - (reinterpret_cast<uintptr_t>(this) >> 6));
+  static_assert(FabricPort::kHotBytes == 256, "the port lines below");
+  using E = PrefetchingEvent;
+  event.SetPrefetchEntries(0,
+                           { E::Lines(self, 1u | 1u << dirLine),
+                             E::Lines(&head, nextLine ? 0b11 : 0b1),
+                             E::Lines(head.frame.Get()),
+                             E::Lines(behind),
+                             E::Lines(to),
+                             E::Lines(from, 0b1111),
+                             E::Lines(next),
+                             E::Lines(next ? next->frame.Get() : nullptr),
+                             E::Lines(wraps ? second : nullptr) });
+  static_assert(DeliverEvent::kPerFrame == 9, "the entries above");
+  if (m_dirs[dir].toSwitch)
+  {
+    // A frame routed by ECMP (a SACK to a GPU address, say) has no uSID to name its port: the
+    // start of its egress lookup instead.
+    const FabricSwitch* sw = m_dirs[dir].toSwitch;
+    const void* egress = sw->UsidEgress(*head.frame);
+    event.SetPrefetchEntries(
+      DeliverEvent::kPerFrame,
+      { E::Lines(egress, 0b1111), E::Lines(egress ? nullptr : sw->EcmpLookupLine(*head.frame)), 0 });
+  }
+  // The simulator releases one reference after the event runs; ours keeps the event alive.
+  event.Ref();
+  FabricScheduler::ExpectPrefetching(&event);
+  Simulator::ScheduleWithContext(m_dirs[dir].context, arrival - Simulator::Now(), &event);
+}
+
+void
+FabricChannel::Deliver(uint8_t dir, DeliverEvent& event)
+{
+  m_dirs[dir].armed = false;
+  FramePtr head = PopWire(dir);
+  // The sender's next frame cannot have arrived yet: start it (and any others due) now. Frames it
+  // starts join the wire behind the ones already on it.
+  if (!m_handover)
+  {
+    m_ports[dir]->CatchUp();
+  }
+  m_ports[1 - dir]->Receive(std::move(head));
+  if (!m_dirs[dir].armed && !m_dirs[dir].wire.empty())
+  {
+    Arm(dir, event);
+  }
+}
+
+} // namespace ns3

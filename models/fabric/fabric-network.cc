@@ -1,0 +1,194 @@
+#include "models/fabric/fabric-network.h"
+
+#include "models/engine/fabric-parallel-simulator.h"
+#include "models/engine/splitmix.h"
+
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric)
+  : m_fabric(std::move(fabric))
+  , m_portAndLinkDrops(static_cast<size_t>(DropCause::Count), 0)
+{
+  const mrcsim::Fabric& f = *m_fabric;
+  m_controlPlane = CreateObject<FabricControlPlane>();
+  m_controlPlane->Initialize(f);
+  m_fabricConfig = CreateObject<PortQueueConfig>();
+  m_lastHopConfig = CreateObject<PortQueueConfig>();
+  m_nicConfig = CreateObject<PortQueueConfig>();
+
+  m_switches.resize(f.NumVertices());
+  m_hosts.resize(f.NumGpus());
+  std::vector<FabricSwitch*> byVertex(f.NumVertices(), nullptr);
+  for (mrcsim::VertexId v = 0; v < f.NumVertices(); ++v)
+  {
+    const mrcsim::FabricNode& n = f.Node(v);
+    if (n.role == mrcsim::NodeRole::Switch)
+    {
+      m_switches[v] = CreateObject<FabricSwitch>();
+      m_switches[v]->SetFabricPosition(v, n.plane, m_controlPlane);
+      byVertex[v] = PeekPointer(m_switches[v]);
+    }
+    else
+    {
+      m_hosts[n.index] = CreateObject<FabricHost>();
+      m_hosts[n.index]->SetGpuIndex(n.index);
+    }
+  }
+  m_controlPlane->SetSwitches(std::move(byVertex));
+
+  // Ports are created in port order at every vertex: walk each vertex's ports, creating a link's
+  // two ports (and its channel) when its first end is reached.
+  const uint64_t seed = RngSeedManager::GetSeed();
+  const uint64_t run = RngSeedManager::GetRun();
+  std::vector<Ptr<FabricPort>> farEnd(f.NumLinks());
+  m_channels.resize(f.NumLinks());
+  auto makePort = [&](mrcsim::VertexId v, uint16_t port, const mrcsim::FabricLink& link, bool facesGpu)
+  {
+    Ptr<FabricPort> p = CreateObject<FabricPort>();
+    p->SetDataRate(DataRate(link.rateBps));
+    const mrcsim::FabricNode& n = f.Node(v);
+    p->SetQueueConfig(n.role == mrcsim::NodeRole::Gpu ? m_nicConfig : facesGpu ? m_lastHopConfig : m_fabricConfig);
+    p->SetMarkingSeed(SplitMixSeed(seed, run, uint64_t(v) << 16 | port));
+    p->SetDropCounters(m_portAndLinkDrops.data());
+    return p;
+  };
+  for (mrcsim::VertexId v = 0; v < f.NumVertices(); ++v)
+  {
+    for (uint16_t port = 0; port < f.Degree(v); ++port)
+    {
+      mrcsim::PortPeer peer = f.Peer(v, port);
+      const mrcsim::FabricLink& link = f.Link(peer.link);
+      Ptr<FabricPort> p = farEnd[peer.link];
+      if (!p)
+      {
+        const mrcsim::FabricNode& self = f.Node(v);
+        const mrcsim::FabricNode& other = f.Node(peer.node);
+        p = makePort(v, port, link, other.role == mrcsim::NodeRole::Gpu);
+        Ptr<FabricPort> q = makePort(peer.node, peer.port, link, self.role == mrcsim::NodeRole::Gpu);
+        Ptr<FabricChannel> ch = CreateObject<FabricChannel>();
+        ch->SetDelay(NanoSeconds(link.delayNs));
+        ch->Attach(p, q);
+        ch->SetDropCounters(m_portAndLinkDrops.data());
+        m_channels[peer.link] = ch;
+        farEnd[peer.link] = q;
+      }
+      else
+      {
+        farEnd[peer.link] = nullptr;
+      }
+      if (m_switches[v])
+        m_switches[v]->AddPort(p);
+      else
+        m_hosts[f.Node(v).index]->AddPort(p);
+    }
+  }
+}
+
+FabricNetwork::~FabricNetwork()
+{
+  for (auto& ch : m_channels)
+  {
+    if (ch)
+    {
+      ch->Dispose();
+    }
+  }
+}
+
+Ptr<FabricPort>
+FabricNetwork::GetPort(mrcsim::VertexId v, uint16_t port) const
+{
+  if (m_switches[v])
+  {
+    return m_switches[v]->GetPort(port);
+  }
+  return m_hosts[m_fabric->Node(v).index]->GetPort(port);
+}
+
+uint32_t
+FabricNetwork::Partition(uint32_t n)
+{
+  FabricParallelSimulatorImpl* sim = FabricParallelSimulatorImpl::Get();
+  if (!sim)
+  {
+    NS_ABORT_MSG_IF(n > 1,
+                    "FabricNetwork::Partition: " << n << " partitions need the simulator implementation "
+                                                 << "ns3::FabricParallelSimulatorImpl");
+    return 0;
+  }
+  const mrcsim::Fabric& f = *m_fabric;
+  sim->SetPartitions(n);
+  std::vector<uint32_t> part(f.NumVertices(), 0);
+  for (int plane = 0; plane < f.NumPlanes(); ++plane)
+  {
+    for (int tier = 0; tier < f.NumTiers(); ++tier)
+    {
+      const std::vector<mrcsim::VertexId>& group = f.Switches(plane, tier);
+      for (std::size_t i = 0; i < group.size(); ++i)
+      {
+        part[group[i]] = static_cast<uint32_t>(i * n / group.size());
+      }
+    }
+  }
+  for (mrcsim::VertexId v : f.Gpus())
+  {
+    part[v] = f.Degree(v) > 0 ? part[f.Peer(v, 0).node] : 0;
+  }
+  for (mrcsim::VertexId v = 0; v < f.NumVertices(); ++v)
+  {
+    Ptr<Node> node = m_switches[v] ? Ptr<Node>(m_switches[v]) : Ptr<Node>(m_hosts[f.Node(v).index]);
+    sim->SetPartitionOf(node->GetId(), part[v]);
+  }
+  uint32_t crossing = 0;
+  Time lookahead = Time::Max();
+  for (uint32_t id = 0; id < f.NumLinks(); ++id)
+  {
+    auto [a, b] = f.Ends(id);
+    const bool split = part[a] != part[b];
+    m_channels[id]->SetHandover(split);
+    if (split)
+    {
+      ++crossing;
+      lookahead = std::min(lookahead, m_channels[id]->GetMinArrivalDelay());
+    }
+  }
+  sim->SetLookahead(crossing ? lookahead : Time::Max()); // no link between partitions: no limit
+  return crossing;
+}
+
+void
+FabricNetwork::SetLinkUp(uint32_t link, bool up)
+{
+  if (m_channels[link]->IsUp() == up)
+  {
+    return;
+  }
+  m_channels[link]->SetUp(up);
+  m_controlPlane->NotifyLinkState(link, up);
+}
+
+void
+FabricNetwork::ScheduleLinkUp(Time at, uint32_t link, bool up)
+{
+  Simulator::Schedule(at - Simulator::Now(), &FabricNetwork::SetLinkUp, this, link, up);
+}
+
+uint64_t
+FabricNetwork::CountDrops(DropCause cause) const
+{
+  uint64_t n = m_portAndLinkDrops[static_cast<size_t>(cause)];
+  for (const auto& s : m_switches)
+  {
+    if (s)
+    {
+      n += s->Drops(cause);
+    }
+  }
+  return n;
+}
+
+} // namespace ns3

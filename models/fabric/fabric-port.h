@@ -1,0 +1,306 @@
+// A port of a switch or NIC (a NetDevice): egress queues per traffic class served by strict
+// priority, drop-tail byte limits, RED-style ECN marking, trimming above a threshold, and PFC
+// (ingress accounting, PAUSE/RESUME frames across the link, paused classes held back).
+// Leaves out: shared buffers, WRR scheduling, PFC pause quanta expiry (PAUSE holds until RESUME).
+//
+// Events: a frame's only event is its arrival at the far end. A backlogged port schedules no
+// event to start its next frame: it catches up lazily, starting every frame whose start time has
+// passed (at that exact start time) whenever it is next touched: an enqueue, a PFC frame, a link
+// change, a query, or the arrival of its previous frame at the peer, which always comes before
+// the next frame could have arrived. Decisions at enqueue (ECN, trimming, drop-tail) therefore
+// see the exact queue. A port falls back to an explicit start event when the previous frame will
+// not arrive (lost) or when the next frame's departure must release PFC ingress credit on time.
+// Dequeue traces fire when the port catches up, at most one link delay after the frame started.
+#ifndef MRCSIM_MODELS_FABRIC_PORT_H
+#define MRCSIM_MODELS_FABRIC_PORT_H
+
+#include "models/fabric/drop-cause.h"
+#include "models/engine/trace-bundle.h"
+#include "models/fabric/packet-fifo.h"
+#include "models/fabric/port-queue-config.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+
+namespace ns3
+{
+
+class FabricChannel;
+class FabricPort;
+class FabricPcapWriter;
+
+/// \brief What a node does with a frame one of its ports received.
+class FabricPacketHandler
+{
+public:
+  virtual ~FabricPacketHandler() = default;
+  /// \brief An IPv6 frame arrived on `port` (PFC frames are consumed by the port).
+  virtual void HandleFrame(FabricPort& port, FramePtr frame) = 0;
+  /// \brief The port's link went up or down (the port already dropped its queues if down).
+  virtual void HandleLinkState(FabricPort& port, bool up) = 0;
+
+  /// Memory every frame's arrival here reads before the frame itself says where to go next (the
+  /// handler's object, its table of queue pairs, ...): a hint for prefetching, taken by links
+  /// once, when they first deliver to it.
+  using ArrivalLines = std::array<const void*, 3>;
+  virtual ArrivalLines GetArrivalLines() const { return {}; }
+};
+
+/// \brief Switch or NIC port: egress queueing and scheduling, PFC, the receive side of a link.
+class alignas(64) FabricPort : public NetDevice
+{
+public:
+  /// \brief The part of the object a frame's hop touches (for prefetching), from its start.
+  static constexpr std::size_t kHotBytes = 256;
+
+  static TypeId GetTypeId();
+  FabricPort();
+  ~FabricPort() override;
+
+  static constexpr uint16_t kIpv6 = 0x86DD;
+  static constexpr uint16_t kMacControl = 0x8808;
+
+  // ---- set-up --------------------------------------------------------------------------------
+  void SetChannel(Ptr<FabricChannel> channel);
+  void SetDataRate(DataRate rate)
+  {
+    m_rateBps = rate.GetBitRate();
+    m_txTimeBytes = UINT32_MAX;
+  }
+  DataRate GetDataRate() const { return DataRate(m_rateBps); }
+  void SetQueueConfig(Ptr<PortQueueConfig> config)
+  {
+    m_config = config;
+    m_pfcHeadroom = 0; // worked out again for the new configuration
+  }
+  Ptr<PortQueueConfig> GetQueueConfig() const { return m_config; }
+  /// \brief The same, without a reference count (for the hot path: shared by many ports, whose
+  /// partitions may run on several threads, it must not be counted from them).
+  const PortQueueConfig* QueueConfig() const { return PeekPointer(m_config); }
+  void SetHandler(FabricPacketHandler* handler) { m_handler = handler; }
+  FabricPacketHandler* GetHandler() const { return m_handler; }
+  /// \brief Delay between a frame's arrival and its handling by the node (switch latency).
+  void SetIngressLatency(Time latency);
+  Time GetIngressLatency() const { return m_ingressLatency; }
+  /// \brief Fixed latency between a frame's serialisation and its arrival on the cable (a NIC's
+  /// transmit pipeline): added to every frame this port sends, without changing its rate.
+  void SetEgressLatency(Time latency);
+  Time GetEgressLatency() const { return m_egressLatency; }
+  /// \brief Seeds the ECN marking stream (deterministic per run seed, node and port).
+  void SetMarkingSeed(uint64_t seed) { m_rng = seed; }
+  /// \brief Counts drops into counters[cause] (an array of DropCause::Count, outliving the port).
+  void SetDropCounters(uint64_t* counters) { m_dropCounters = counters; }
+
+  // ---- data path -----------------------------------------------------------------------------
+  /// \brief This port's number among the live ports (never 0): a 4-byte reference to it, as
+  /// queued lossless frames keep their ingress port (QueuedPacket).
+  uint32_t RegistryIndex() const { return m_registryIndex; }
+  /// \brief The live port numbered `index` (RegistryIndex).
+  static FabricPort* FromRegistry(uint32_t index);
+
+  /// \brief Queues an IPv6 frame in class `cls`, applying trimming, ECN, drop-tail and PFC
+  /// ingress accounting. Returns false if it was dropped. `ingress` is the port it came in on.
+  bool Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress);
+  /// \brief A frame from the channel (PFC frames are consumed here, others go to the handler).
+  void Receive(FramePtr frame);
+  /// \brief Called by the channel on a link state change.
+  void NotifyLinkState(bool up);
+  /// \brief Gray failure: this port sends at its rate times `factor` (FabricChannel::SetRateFactor,
+  /// which validates it and catches the port up first).
+  void SetRateFactor(double factor);
+  double GetRateFactor() const { return m_rateFactor; }
+  /// \brief Called by an egress port when a packet that came in here leaves (or is dropped).
+  void ReleaseIngress(uint8_t cls, uint32_t bytes);
+
+  /// \brief Starts every frame whose start time has passed (see the file comment).
+  void CatchUp();
+  /// \brief The queue entry this port will start next, if one is queued (a hint for
+  /// prefetching: the entry and its frame are what the start reads).
+  const QueuedPacket* PeekNext() const
+  {
+    const int cls = NextClass();
+    return cls < 0 ? nullptr : cls == PortQueueConfig::kMaxClasses ? &m_macControl.Front() : &m_queues[cls].Front();
+  }
+
+  // ---- state ---------------------------------------------------------------------------------
+  uint32_t QueueBytes(uint8_t cls) const
+  {
+    const_cast<FabricPort*>(this)->CatchUp();
+    return m_bytes[cls];
+  }
+  /// \brief Bytes of a lossless (PFC) class that came in here and are queued at other ports.
+  uint32_t IngressBytes(uint8_t cls) const { return m_ingress[cls]; }
+  bool IsPaused(uint8_t cls) const { return (m_pausedMask >> cls) & 1; }
+  bool IsBusy() const;
+  /// \brief When the wire frees up (after the frames already started).
+  Time GetBusyUntil() const
+  {
+    const_cast<FabricPort*>(this)->CatchUp();
+    return m_busyUntil;
+  }
+  FabricChannel* GetFabricChannel() const { return PeekPointer(m_channel); }
+  FabricPort* GetPeer() const;
+  uint64_t TxPackets() const
+  {
+    const_cast<FabricPort*>(this)->CatchUp();
+    return m_txPackets;
+  }
+  uint64_t TxBytes() const
+  {
+    const_cast<FabricPort*>(this)->CatchUp();
+    return m_txBytes;
+  }
+  /// \brief Data packets trimmed here, and packets marked CE here (since the start).
+  uint64_t TrimmedPackets() const { return m_trimmed; }
+  uint64_t EcnMarkedPackets() const { return m_ecnMarked; }
+  /// \brief Time this port spent paused by its peer's PFC frames (any class), since the start.
+  Time PausedTime() const;
+  /// \brief Lazy starts on (default) or one start event per backlogged frame (links whose far
+  /// end runs on another process of a distributed run cannot trigger the catch-up).
+  void SetLazyStart(bool lazy) { m_lazy = lazy; }
+  /// \brief Time to put `bytes` of packet on this port's wire (framing and degraded rate included).
+  Time TxTime(uint32_t bytes) const;
+
+  /// \brief Writes every frame this port sends and receives to a pcap file as a tap on its link
+  /// would see it (FabricPcapWriter: DLT_EN10MB, nanosecond timestamps; sent frames stamped when
+  /// their first bit leaves, received ones when their last bit has arrived). Aborts if the file
+  /// cannot be written.
+  void EnablePcap(const std::string& file);
+
+  // ---- NetDevice -----------------------------------------------------------------------------
+  void SetIfIndex(const uint32_t index) override { m_ifIndex = index; }
+  uint32_t GetIfIndex() const override { return m_ifIndex; }
+  Ptr<Channel> GetChannel() const override;
+  void SetAddress(Address address) override;
+  Address GetAddress() const override;
+  bool SetMtu(const uint16_t mtu) override;
+  uint16_t GetMtu() const override { return 9000; }
+  bool IsLinkUp() const override;
+  void AddLinkChangeCallback(Callback<void> callback) override {}
+  bool IsBroadcast() const override { return false; }
+  Address GetBroadcast() const override { return Mac48Address::GetBroadcast(); }
+  bool IsMulticast() const override { return false; }
+  Address GetMulticast(Ipv4Address multicastGroup) const override { return Mac48Address::GetMulticast(multicastGroup); }
+  Address GetMulticast(Ipv6Address addr) const override { return Mac48Address::GetMulticast(addr); }
+  bool IsBridge() const override { return false; }
+  bool IsPointToPoint() const override { return true; }
+  /// \brief Sends an IPv6 packet (read into a frame), its class taken from its DSCP.
+  bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+  bool SendFrom(Ptr<Packet> packet, const Address& source, const Address& dest, uint16_t protocolNumber) override;
+  Ptr<Node> GetNode() const override { return m_node; }
+  void SetNode(Ptr<Node> node) override;
+  bool NeedsArp() const override { return false; }
+  void SetReceiveCallback(NetDevice::ReceiveCallback cb) override {}
+  void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override {}
+  bool SupportsSendFrom() const override { return false; }
+
+  typedef void (*DropTracedCallback)(Ptr<const Packet> packet, DropCause cause);
+  typedef void (*ClassTracedCallback)(Ptr<const Packet> packet, uint8_t cls);
+  typedef void (*PauseTracedCallback)(uint8_t cls, bool paused, bool sentUpstream);
+
+protected:
+  void DoDispose() override;
+
+private:
+  void SetPaused(uint8_t cls, bool paused);
+  void Drop(const FabricFrame& frame, DropCause cause);
+  bool MarkEcn(FabricFrame& frame);
+  void Trim(FabricFrame& frame);
+  int NextClass() const;
+  bool StartOne(Time start);
+  void Kick();
+  void ArmWake();
+  void Wake();
+  /// \brief A parallel run's catch-up at the end of a window (see ArmWake).
+  static void CatchUpAtWindowEnd(void* port, uint32_t);
+  void SendPfc(uint8_t cls, bool pause);
+  void ReceivePfc(const FabricFrame& frame);
+  double NextUniform();
+  /// \brief Records `frame`: sent by this port, serialised from `at`, or received, its last bit
+  /// having arrived at `at`.
+  void WritePcap(const FabricFrame& frame, bool sent, Time at) const;
+
+  /// The port's trace sources, allocated when the first one is connected. They pass packets
+  /// (ToPacket of the frame), so connecting one costs a conversion per event.
+  struct Traces
+  {
+    TracedCallback<Ptr<const Packet>, uint8_t> enqueue;
+    TracedCallback<Ptr<const Packet>, uint8_t> dequeue;
+    TracedCallback<Ptr<const Packet>, DropCause> drop;
+    TracedCallback<Ptr<const Packet>> ecnMark;
+    TracedCallback<Ptr<const Packet>> trim;
+    TracedCallback<uint8_t, bool, bool> pause;
+  };
+
+  // The members a frame's hop touches come first, in the object's first four cache lines (the
+  // class is line-aligned), so that FabricChannel can prefetch them before the frame arrives.
+  FabricPacketHandler* m_handler = nullptr; // with m_pcap, all that Receive reads of the port
+  std::unique_ptr<FabricPcapWriter> m_pcap;
+  Time m_busyUntil; ///< the wire is busy until then
+  Ptr<PortQueueConfig> m_config;
+  Ptr<FabricChannel> m_channel;
+  uint8_t m_pausedMask = 0;    ///< classes the peer paused
+  uint8_t m_pauseSentMask = 0; ///< classes this port paused upstream
+  bool m_lazy = true;
+  bool m_arrivalPending = false;               ///< the last frame sent will arrive (and trigger a catch-up)
+  bool m_linkUp = false;                       ///< the channel is attached and up (a copy of its state)
+  bool m_wakePending = false;                  ///< m_wake is scheduled and has not run
+  bool m_catchUpPending = false;               ///< a catch-up at the window's end is deferred
+  mutable uint32_t m_txTimeBytes = UINT32_MAX; ///< the size whose wire time m_txTime holds
+  uint32_t m_context = 0;                      ///< m_node's id: the context of the port's own events
+  mutable Time m_txTime;
+  uint64_t m_rateBps = 0;    ///< the port's rate in bit/s
+  double m_rateFactor = 1.0; ///< gray failure: the share of the rate this port sends at
+  std::array<uint32_t, PortQueueConfig::kMaxClasses> m_bytes{};
+  /// Bytes of lossless (PFC) classes that came in here and are queued at other ports.
+  std::array<uint32_t, PortQueueConfig::kMaxClasses> m_ingress{};
+  std::array<PacketFifo, PortQueueConfig::kMaxClasses> m_queues;
+  PacketFifo m_macControl; ///< PFC frames, sent before anything else and never paused
+  uint64_t m_txPackets = 0;
+  uint64_t m_txBytes = 0;
+  std::unique_ptr<Traces> m_traces;
+
+  Node* m_node = nullptr;
+  Time m_ingressLatency;
+  Time m_egressLatency;
+  /// The fallback start event (see the file comment), made once and scheduled again and again;
+  /// a cancelled one is replaced (an ns-3 event cannot run once cancelled).
+  class WakeEvent;
+  Ptr<WakeEvent> m_wake;
+  uint32_t m_ifIndex = 0;
+  uint32_t m_registryIndex; ///< see RegistryIndex
+  uint64_t m_rng = 1;
+  uint64_t m_trimmed = 0;
+  uint64_t m_ecnMarked = 0;
+  /// Time paused by the peer (allocated at the first PAUSE).
+  struct PauseTimes
+  {
+    Time closed; ///< closed pause intervals
+    Time since;  ///< start of the open one (m_pausedMask != 0)
+    std::array<Time, 8> until; ///< when each class's pause from the peer expires
+    EventId expiry;            ///< at the earliest `until` of a paused class
+    EventId refresh;           ///< re-sends the PAUSEs this port still holds upstream
+  };
+  /// \brief Resumes the classes whose pause expired; re-arms for the next.
+  void ExpirePauses();
+  /// \brief Sends again the PAUSE of every class this port still pauses upstream.
+  void RefreshPauses();
+  /// \brief Time of `quanta` pause quanta (512 bit times each) at this port's rate.
+  Time QuantaTime(uint16_t quanta) const;
+  std::unique_ptr<PauseTimes> m_pauseTimes;
+  uint64_t* m_dropCounters = nullptr;
+  /// PFC headroom of this ingress port's lossless classes (PortQueueConfig::PfcHeadroomOf, for its
+  /// rate and cable), worked out at the first lossless frame: 0 until then.
+  uint64_t m_pfcHeadroom = 0;
+  /// \brief m_pfcHeadroom, worked out if it is not yet.
+  uint64_t PfcHeadroom();
+};
+
+} // namespace ns3
+
+#endif

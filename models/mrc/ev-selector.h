@@ -1,0 +1,41 @@
+// Per-packet choice of an entropy value among a plane's usable ones: a small policy chosen by
+// type name (ns3::RoundRobinEvSelector, ns3::RandomEvSelector, ns3::PenaltyEvSelector, each in
+// its own file).
+#ifndef MRCSIM_MODELS_EV_SELECTOR_H
+#define MRCSIM_MODELS_EV_SELECTOR_H
+
+#include "models/mrc/mrc-ev.h"
+
+#include "ns3/object.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/// \brief Feedback about an EV that a selector may use.
+enum class EvFeedback : uint8_t
+{
+  Acked, ///< a packet on it was acknowledged without a mark
+  Ecn,   ///< ECN echo
+  Trim,  ///< trimmed (NACK)
+  Loss,  ///< lost without a trim
+};
+
+/// \brief Picks the EV for the next packet of a plane.
+class EvSelector : public Object
+{
+public:
+  static TypeId GetTypeId();
+  /// \param evs the QP's EV table
+  /// \param candidates indices of the plane's active EVs; the selector may skip SKIP EVs (and
+  ///        should turn them back to GOOD as it passes them)
+  /// \param plane the plane being served
+  /// \return an index into evs of a GOOD EV, or -1 if none
+  virtual int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane) = 0;
+  virtual void OnFeedback(MrcEv& ev, EvFeedback feedback) {}
+};
+
+} // namespace ns3
+
+#endif

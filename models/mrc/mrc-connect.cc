@@ -1,0 +1,17 @@
+#include "models/mrc/mrc-connect.h"
+
+namespace ns3
+{
+
+std::pair<Ptr<MrcQueuePair>, Ptr<MrcQueuePair>>
+ConnectMrc(FabricNetwork& net, uint32_t a, uint32_t b)
+{
+  Ptr<MrcQueuePair> x = CreateObject<MrcQueuePair>();
+  Ptr<MrcQueuePair> y = CreateObject<MrcQueuePair>();
+  ConnectQueuePairs(net, a, b, x, y);
+  x->SetPeer(PeekPointer(y));
+  y->SetPeer(PeekPointer(x));
+  return { x, y };
+}
+
+} // namespace ns3

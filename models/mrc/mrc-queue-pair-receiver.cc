@@ -1,0 +1,209 @@
+// The receiving half of an MRC queue pair: placement in any order, message completions in
+// order, SACKs (cumulative PSN, 64-bit bitmap, echoed EV, ECN echo) and trim NACKs. The sending
+// half is in mrc-queue-pair.cc, EV health in mrc-queue-pair-health.cc.
+#include "models/fabric/fabric-packet.h"
+#include "models/wire/mrc-nack-header.h"
+#include "models/mrc/mrc-queue-pair.h"
+#include "models/wire/mrc-sack-header.h"
+#include "models/wire/psn.h"
+#include "models/rdma/rdma-nic.h"
+#include "models/wire/roce-reth-header.h"
+
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+namespace
+{
+/// Packets the receiver may track above its cumulative PSN (the ring grows to this on demand).
+constexpr uint64_t kReceiveWindow = 1u << 16;
+constexpr uint64_t kInitialRing = 256; ///< packets (a multiple of 128: see ReceivedAboveCum)
+} // namespace
+
+bool
+MrcQueuePair::Received(uint64_t seq) const
+{
+  const uint64_t bits = 64 * m_received.size();
+  if (seq - m_cum >= bits)
+  {
+    return false;
+  }
+  const uint64_t i = seq & (bits - 1);
+  return (m_received[i / 64] >> (i % 64)) & 1;
+}
+
+void
+MrcQueuePair::SetReceived(uint64_t seq, bool received)
+{
+  const uint64_t i = seq & (64 * m_received.size() - 1);
+  const uint64_t bit = uint64_t(1) << (i % 64);
+  m_received[i / 64] = received ? m_received[i / 64] | bit : m_received[i / 64] & ~bit;
+}
+
+uint64_t
+MrcQueuePair::ReceivedAboveCum() const
+{
+  if (m_received.empty())
+  {
+    return 0;
+  }
+  // The ring holds at least 256 packets, so the 64 above m_cum are all in it, in two words.
+  const uint64_t words = m_received.size();
+  const uint64_t i = m_cum & (64 * words - 1);
+  const uint64_t lo = m_received[i / 64] >> (i % 64);
+  const uint64_t hi = i % 64 ? m_received[(i / 64 + 1) & (words - 1)] << (64 - i % 64) : 0;
+  return lo | hi;
+}
+
+void
+MrcQueuePair::GrowReceiveRing(uint64_t seq)
+{
+  // A ring of power-of-two size over [m_cum, m_cum + size): small for most QPs, doubled when a
+  // packet arrives further ahead (a QP's window decides how far).
+  const uint64_t bits = 64 * m_received.size();
+  if (seq - m_cum < bits)
+  {
+    return;
+  }
+  uint64_t size = std::max<uint64_t>(bits, kInitialRing);
+  while (seq - m_cum >= size)
+  {
+    size *= 2;
+  }
+  std::vector<uint64_t> ring(size / 64, 0);
+  for (uint64_t s = m_cum; s < m_cum + bits; ++s)
+  {
+    if (Received(s))
+    {
+      const uint64_t i = s & (size - 1);
+      ring[i / 64] |= uint64_t(1) << (i % 64);
+    }
+  }
+  m_received.swap(ring);
+}
+
+void
+MrcQueuePair::HandleData(const RdmaRxInfo& info)
+{
+  const FabricFrame& f = info.frame;
+  const uint16_t ev = f.srcPort & 0x3FFF;
+  if (f.Dscp() == m_trimmedDscp)
+  {
+    // Only the headers arrived: ask for it again now, and acknowledge what is held for
+    // coalescing, so that the sender's window is not held by packets already here.
+    FlushSack();
+    SendNack(f.psn, ev, info.port);
+    return;
+  }
+  const uint64_t seq = Unwrap(f.psn, m_cum);
+  const bool ecn = f.Ecn() == Ipv6UsidHeader::Ce;
+  if (seq >= m_cum && seq < m_cum + kReceiveWindow)
+  {
+    GrowReceiveRing(seq);
+  }
+  if (seq < m_cum || seq >= m_cum + kReceiveWindow || Received(seq))
+  {
+    SendSack(seq, ev, ecn, info.port); // duplicate (or beyond the window): tell the sender again
+    return;
+  }
+  RoceRethHeader reth;
+  ReadInner(f, reth);
+  const uint64_t mtu = m_nic->Mtu();
+  const uint64_t firstSeq = seq - reth.GetVirtualAddress() / mtu;
+  if (!m_rxMessages)
+  {
+    m_rxMessages = std::make_unique<std::map<uint64_t, RxMessage>>();
+  }
+  std::map<uint64_t, RxMessage>& messages = *m_rxMessages;
+  RxMessage& msg = messages[firstSeq];
+  if (msg.received == 0)
+  {
+    msg.packets = (uint64_t(reth.GetDmaLength()) + mtu - 1) / mtu;
+    msg.firstArrival = Simulator::Now();
+  }
+  ++msg.received;
+  msg.bytes += f.PayloadReceived();
+  SetReceived(seq, true);
+  const bool inOrder = seq == m_cum;
+  while (Received(m_cum))
+  {
+    SetReceived(m_cum, false);
+    ++m_cum;
+  }
+  // Completions in message order, as the RDMA completion queue reports them.
+  bool ended = false;
+  while (!messages.empty() && messages.begin()->first == m_nextRxMessage &&
+         messages.begin()->second.received == messages.begin()->second.packets)
+  {
+    const RxMessage& done = messages.begin()->second;
+    m_recvComplete(m_qpn, m_rxMessageId++, done.bytes, done.firstArrival);
+    m_nextRxMessage += done.packets;
+    messages.erase(messages.begin());
+    ended = true;
+  }
+  if (ecn || !inOrder || ended || f.ackRequest || ++m_sinceSack >= m_sackEvery)
+  {
+    SendSack(seq, ev, ecn, info.port);
+    return;
+  }
+  m_heldSeq = seq;
+  m_heldEv = ev;
+  m_heldPort = info.port;
+  if (!m_sackTimerArmed)
+  {
+    m_sackTimerArmed = true; // a flag, not IsRunning(): that asks the simulator, per packet
+    m_sackTimer = ScheduleTimer(m_sackDelay, &MrcQueuePair::OnSackTimer, this);
+  }
+}
+
+void
+MrcQueuePair::FlushSack()
+{
+  if (m_sinceSack > 0)
+  {
+    SendSack(m_heldSeq, m_heldEv, false, m_heldPort);
+  }
+}
+
+void
+MrcQueuePair::OnSackTimer()
+{
+  // Armed by the first packet held after a SACK: what is still held has waited at most SackDelay.
+  m_sackTimerArmed = false;
+  FlushSack();
+}
+
+void
+MrcQueuePair::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
+{
+  m_sinceSack = 0;
+  ++m_sacksSent;
+  MrcSackHeader sack;
+  sack.SetCumulativeAckPsn(static_cast<uint32_t>((m_cum - 1) & kPsnMask));
+  sack.SetSackBaseOffset(1);
+  sack.SetBitmap(ReceivedAboveCum());
+  sack.SetAckedPsn(static_cast<uint32_t>(seq & kPsnMask));
+  sack.SetEchoedEv(ev);
+  sack.SetEcnEcho(ecn);
+  sack.SetTimestampEcho(static_cast<uint32_t>(Simulator::Now().GetNanoSeconds()));
+  FabricPacketSpec spec = ControlSpec(kOpSack, m_nic->PlaneOfPort(port), static_cast<uint16_t>(0xC000 | ev));
+  spec.psn = static_cast<uint32_t>(seq & kPsnMask);
+  m_nic->SendControl(MakeControlFrame(spec, sack), port);
+}
+
+void
+MrcQueuePair::SendNack(uint32_t psn, uint16_t ev, uint16_t port)
+{
+  MrcNackHeader nack;
+  nack.SetPsn(psn);
+  nack.SetReason(MrcNackHeader::Trimmed);
+  nack.SetEchoedEv(ev);
+  FabricPacketSpec spec = ControlSpec(kOpNack, m_nic->PlaneOfPort(port), static_cast<uint16_t>(0xC000 | ev));
+  spec.psn = psn;
+  m_nic->SendControl(MakeControlFrame(spec, nack), port);
+}
+
+} // namespace ns3

@@ -1,0 +1,177 @@
+#include "models/mrc/nscc-congestion-control.h"
+
+#include "ns3/double.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(NsccCongestionControl);
+
+TypeId
+NsccCongestionControl::GetTypeId()
+{
+  static TypeId tid =
+    TypeId("ns3::NsccCongestionControl")
+      .SetParent<MrcCongestionControl>()
+      .AddConstructor<NsccCongestionControl>()
+      .AddAttribute("TargetDelayFactor",
+                    "Target queueing delay as a fraction of the base RTT (UEC: 0.75).",
+                    DoubleValue(0.75),
+                    MakeDoubleAccessor(&NsccCongestionControl::m_targetFactor),
+                    MakeDoubleChecker<double>(0.01, 100))
+      .AddAttribute("InitialWindow",
+                    "Initial window in BDPs (UEC: 1.5).",
+                    DoubleValue(1.5),
+                    MakeDoubleAccessor(&NsccCongestionControl::m_initialWindowBdp),
+                    MakeDoubleChecker<double>(0.01))
+      .AddAttribute("MaxWindow",
+                    "Maximum window in BDPs (UEC: 1.5).",
+                    DoubleValue(1.5),
+                    MakeDoubleAccessor(&NsccCongestionControl::m_maxWindowBdp),
+                    MakeDoubleChecker<double>(0.01))
+      .AddAttribute("MaxDecrease",
+                    "Largest multiplicative decrease per base RTT (UEC: 0.5).",
+                    DoubleValue(0.5),
+                    MakeDoubleAccessor(&NsccCongestionControl::m_maxDecrease),
+                    MakeDoubleChecker<double>(0, 1))
+      .AddAttribute("TrimDecrease",
+                    "Extra multiplicative decrease on a trim, at most once per base RTT (0: off, as in uet-htsim).",
+                    DoubleValue(0.0),
+                    MakeDoubleAccessor(&NsccCongestionControl::m_trimDecrease),
+                    MakeDoubleChecker<double>(0, 1))
+      .AddAttribute("FairIncrease",
+                    "Fair (additive) increase per base RTT of acknowledgements, in MTUs.",
+                    DoubleValue(1.0),
+                    MakeDoubleAccessor(&NsccCongestionControl::m_fairIncreaseMtu),
+                    MakeDoubleChecker<double>(0))
+      .AddAttribute("ProportionalGain",
+                    "Proportional increase: MTUs added per base RTT of acknowledgements at zero queueing delay, "
+                    "scaled by how far the delay is below the target.",
+                    DoubleValue(8.0),
+                    MakeDoubleAccessor(&NsccCongestionControl::m_proportionalGain),
+                    MakeDoubleChecker<double>(0))
+      .AddAttribute("Mtu",
+                    "Packet size the window is counted in.",
+                    UintegerValue(4096),
+                    MakeUintegerAccessor(&NsccCongestionControl::m_mtu),
+                    MakeUintegerChecker<uint32_t>(256))
+      .AddTraceSource("Window",
+                      "Congestion window, bytes.",
+                      MakeTraceSourceAccessor(&NsccCongestionControl::m_window),
+                      "ns3::TracedValueCallback::Uint64");
+  return tid;
+}
+
+NsccCongestionControl::NsccCongestionControl() = default;
+
+void
+NsccCongestionControl::Init(Time baseRtt, DataRate lineRate)
+{
+  m_baseRtt = baseRtt;
+  m_bdp = static_cast<uint64_t>(baseRtt.GetSeconds() * lineRate.GetBitRate() / 8);
+  Set(m_initialWindowBdp * m_bdp);
+}
+
+void
+NsccCongestionControl::Set(double window)
+{
+  double w = std::clamp(window, double(m_mtu), m_maxWindowBdp * m_bdp);
+  m_window = static_cast<uint64_t>(w);
+}
+
+void
+NsccCongestionControl::OnAck(uint64_t bytes, Time rtt, bool ecn)
+{
+  const Time now = Simulator::Now();
+  if (!m_acking)
+  {
+    m_acking = true; // intervals of acknowledged bytes start with the first ACK
+    m_windowStart = now;
+  }
+  else if (now - m_windowStart >= m_baseRtt)
+  {
+    m_ackedLastWindow = m_ackedInWindow;
+    m_ackedInWindow = 0;
+    m_windowStart = now;
+    m_measured = true;
+  }
+  m_ackedInWindow += bytes;
+
+  const double target = m_targetFactor * m_baseRtt.GetSeconds();
+  // Queueing delay, never negative (UEC: max(0, RTT - base RTT)): an RTT below the base RTT means
+  // an empty queue, not a negative one. Compared as Times first: GetSeconds of a negative Time
+  // left-shifts a negative value in ns-3's int64x64 (undefined behaviour).
+  const double delay = rtt > m_baseRtt ? (rtt - m_baseRtt).GetSeconds() : 0.0;
+  const double w = double(m_window.Get());
+  const double perRtt = double(bytes) / std::max(w, 1.0); // fraction of a window acknowledged
+  if (ecn && delay > target)
+  {
+    if (!m_decreasedOnce || now - m_lastDecrease >= m_baseRtt)
+    {
+      double cut = std::min(m_maxDecrease, (delay - target) / delay);
+      Set(w * (1 - cut));
+      m_lastDecrease = now;
+      m_decreasedOnce = true;
+    }
+    return;
+  }
+  if (ecn)
+  {
+    return; // low delay: a transient mark
+  }
+  double grow = m_fairIncreaseMtu * m_mtu * perRtt;
+  if (delay < target)
+  {
+    grow += m_proportionalGain * m_mtu * (target - delay) / target * perRtt;
+  }
+  Set(w + grow);
+}
+
+void
+NsccCongestionControl::OnTrim()
+{
+  // The trimmed packet leaves the window (as uet-htsim's NSCC does on a NACK); an optional
+  // multiplicative cut, at most once per base RTT; quick adapt.
+  Set(double(m_window.Get()) - m_mtu);
+  const Time now = Simulator::Now();
+  if (m_trimDecrease > 0 && (!m_decreasedOnce || now - m_lastDecrease >= m_baseRtt))
+  {
+    Set(double(m_window.Get()) * (1 - m_trimDecrease));
+    m_lastDecrease = now;
+    m_decreasedOnce = true;
+  }
+  QuickAdapt();
+}
+
+void
+NsccCongestionControl::OnLoss()
+{
+  QuickAdapt();
+}
+
+void
+NsccCongestionControl::QuickAdapt()
+{
+  // The path delivers about what was acknowledged in the last base RTT: start from there, at
+  // most once per base RTT so that one burst of trims counts once. Not before a whole base RTT
+  // of ACKs has been counted: the first trims of a flow come back while its first window is
+  // still being acknowledged, and what was acknowledged so far says nothing of the path.
+  const Time now = Simulator::Now();
+  if (!m_measured || (m_adaptedOnce && now - m_lastQuickAdapt < m_baseRtt))
+  {
+    return;
+  }
+  const uint64_t achieved = std::max(m_ackedLastWindow, m_ackedInWindow);
+  if (achieved > 0 && achieved < m_window.Get())
+  {
+    Set(double(achieved));
+    m_lastQuickAdapt = now;
+    m_adaptedOnce = true;
+  }
+}
+
+} // namespace ns3

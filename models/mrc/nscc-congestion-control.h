@@ -1,0 +1,67 @@
+// NSCC, the Ultra Ethernet sender-side congestion control used by MRC, reduced to its four
+// reactions to an ACK: queueing delay (RTT - base RTT) against a target, combined with the ECN
+// echo. No ECN, low delay: proportional increase (in MTUs per RTT, scaled by the distance to the
+// target, so that growth stays additive) plus fair increase. No ECN,
+// high delay: fair increase only. ECN, low delay: nothing (a transient mark). ECN, high delay:
+// multiplicative decrease scaled by how far the delay exceeds the target, at most once per base
+// RTT. A trim takes the trimmed packet out of the window; trims and losses trigger quick adapt
+// (at most once per base RTT, and only once a whole base RTT of ACKs was counted): the window falls
+// to what was acknowledged in the last base RTT.
+// TrimDecrease adds a multiplicative cut on trims (off by default, as in uet-htsim). Defaults after UEC 1.0 and
+// ultraethernet/uet-htsim: target delay 0.75 base RTT, initial and maximum window 1.5 BDP, decrease factor at most 0.5
+// per base RTT. Leaves out: NSCC's per-EV path-penalty coupling (see EvSelector) and its pacing.
+#ifndef MRCSIM_MODELS_NSCC_CONGESTION_CONTROL_H
+#define MRCSIM_MODELS_NSCC_CONGESTION_CONTROL_H
+
+#include "models/mrc/mrc-congestion-control.h"
+
+#include "ns3/traced-value.h"
+
+namespace ns3
+{
+
+/// \brief NSCC window control (see the file comment).
+class NsccCongestionControl : public MrcCongestionControl
+{
+public:
+  static TypeId GetTypeId();
+  NsccCongestionControl();
+
+  void Init(Time baseRtt, DataRate lineRate) override;
+  uint64_t GetWindow() const override { return m_window; }
+  void OnAck(uint64_t bytes, Time rtt, bool ecn) override;
+  void OnTrim() override;
+  void OnLoss() override;
+
+  uint64_t GetBdp() const { return m_bdp; }
+
+private:
+  void QuickAdapt();
+  void Set(double window);
+
+  double m_targetFactor;
+  double m_initialWindowBdp;
+  double m_maxWindowBdp;
+  double m_maxDecrease;
+  double m_trimDecrease;
+  double m_fairIncreaseMtu;
+  double m_proportionalGain;
+  uint32_t m_mtu;
+
+  Time m_baseRtt;
+  uint64_t m_bdp = 0;
+  TracedValue<uint64_t> m_window;
+  Time m_lastDecrease;
+  bool m_decreasedOnce = false;
+  bool m_acking = false;   ///< an ACK has come
+  bool m_measured = false; ///< a whole base-RTT interval of acknowledged bytes was counted
+  Time m_windowStart;      ///< start of the current base-RTT interval of acknowledged bytes
+  uint64_t m_ackedInWindow = 0;
+  uint64_t m_ackedLastWindow = 0;
+  Time m_lastQuickAdapt;
+  bool m_adaptedOnce = false;
+};
+
+} // namespace ns3
+
+#endif

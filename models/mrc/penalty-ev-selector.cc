@@ -1,0 +1,101 @@
+#include "models/mrc/penalty-ev-selector.h"
+
+#include "ns3/simulator.h"
+
+#include <cmath>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(PenaltyEvSelector);
+
+TypeId
+PenaltyEvSelector::GetTypeId()
+{
+  static TypeId tid = TypeId("ns3::PenaltyEvSelector")
+                        .SetParent<EvSelector>()
+                        .AddConstructor<PenaltyEvSelector>()
+                        .AddAttribute("HalfLife",
+                                      "Time for an EV's penalty to halve.",
+                                      TimeValue(MicroSeconds(20)),
+                                      MakeTimeAccessor(&PenaltyEvSelector::m_halfLife),
+                                      MakeTimeChecker(NanoSeconds(1)));
+  return tid;
+}
+
+PenaltyEvSelector::PenaltyEvSelector() = default;
+
+double
+PenaltyEvSelector::Current(const MrcEv& ev) const
+{
+  if (ev.id >= m_penalty.size() || m_penalty[ev.id].value == 0)
+  {
+    return 0;
+  }
+  const Penalty& p = m_penalty[ev.id];
+  double halves = (Simulator::Now() - p.at).GetSeconds() / m_halfLife.GetSeconds();
+  return p.value * std::exp2(-halves);
+}
+
+void
+PenaltyEvSelector::OnFeedback(MrcEv& ev, EvFeedback feedback)
+{
+  static const double weight[] = { 0, 1, 4, 16 }; // Acked, Ecn, Trim, Loss
+  double add = weight[static_cast<int>(feedback)];
+  if (add == 0)
+  {
+    return;
+  }
+  const double value = Current(ev) + add;
+  if (ev.id >= m_penalty.size())
+  {
+    m_penalty.resize(ev.id + 1);
+  }
+  m_penalty[ev.id] = Penalty{ value, Simulator::Now() };
+}
+
+int
+PenaltyEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane)
+{
+  if (static_cast<int>(m_next.size()) <= plane)
+  {
+    m_next.resize(plane + 1, 0);
+  }
+  const size_t n = candidates.size();
+  int best = -1;
+  double bestPenalty = 0;
+  size_t bestK = 0;
+  // Two rotations at most: when every EV was SKIP, the first one makes them GOOD again.
+  for (size_t i = 0; i < 2 * n && (best < 0 || i < n); ++i)
+  {
+    size_t k = (m_next[plane] + i) % n;
+    MrcEv& ev = evs[candidates[k]];
+    if (ev.state == EvState::Skip)
+    {
+      ev.state = EvState::Good;
+      continue;
+    }
+    if (ev.state != EvState::Good)
+    {
+      continue;
+    }
+    double p = Current(ev);
+    if (best < 0 || p < bestPenalty)
+    {
+      best = candidates[k];
+      bestPenalty = p;
+      bestK = k;
+      if (p == 0)
+      {
+        break;
+      }
+    }
+  }
+  if (best >= 0)
+  {
+    m_next[plane] = (bestK + 1) % n;
+  }
+  return best;
+}
+
+} // namespace ns3

@@ -1,0 +1,56 @@
+#include "models/mrc/random-ev-selector.h"
+
+#include "models/engine/splitmix.h"
+
+#include "ns3/rng-seed-manager.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RandomEvSelector);
+
+TypeId
+RandomEvSelector::GetTypeId()
+{
+  static TypeId tid = TypeId("ns3::RandomEvSelector").SetParent<EvSelector>().AddConstructor<RandomEvSelector>();
+  return tid;
+}
+
+RandomEvSelector::RandomEvSelector()
+  : m_rng(SplitMixSeed(RngSeedManager::GetSeed(), RngSeedManager::GetRun(), 0xE5E1EC70))
+{
+}
+
+int
+RandomEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane)
+{
+  const size_t n = candidates.size();
+  if (n == 0)
+  {
+    return -1;
+  }
+  // A few draws find a GOOD EV when most are; then fall back to a scan.
+  for (int tries = 0; tries < 4; ++tries)
+  {
+    MrcEv& ev = evs[candidates[SplitMix64(m_rng) % n]];
+    if (ev.state == EvState::Skip)
+    {
+      ev.state = EvState::Good;
+      continue;
+    }
+    if (ev.state == EvState::Good)
+    {
+      return ev.id;
+    }
+  }
+  for (uint16_t c : candidates)
+  {
+    if (evs[c].state == EvState::Good)
+    {
+      return c;
+    }
+  }
+  return -1;
+}
+
+} // namespace ns3

@@ -1,0 +1,26 @@
+// Uniformly random EV choice, seeded from the run's seed (deterministic per seed and run).
+#ifndef MRCSIM_MODELS_RANDOM_EV_SELECTOR_H
+#define MRCSIM_MODELS_RANDOM_EV_SELECTOR_H
+
+#include "models/mrc/ev-selector.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/// \brief Uniformly random among the plane's GOOD EVs (SKIP EVs recover after one draw).
+class RandomEvSelector : public EvSelector
+{
+public:
+  static TypeId GetTypeId();
+  RandomEvSelector();
+  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane) override;
+
+private:
+  uint64_t m_rng;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,43 @@
+#include "models/mrc/round-robin-ev-selector.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RoundRobinEvSelector);
+
+TypeId
+RoundRobinEvSelector::GetTypeId()
+{
+  static TypeId tid =
+    TypeId("ns3::RoundRobinEvSelector").SetParent<EvSelector>().AddConstructor<RoundRobinEvSelector>();
+  return tid;
+}
+
+int
+RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane)
+{
+  if (static_cast<int>(m_next.size()) <= plane)
+  {
+    m_next.resize(plane + 1, 0);
+  }
+  // Two rotations at most: when every EV was SKIP, the first one makes them GOOD again.
+  const size_t n = candidates.size();
+  for (size_t i = 0; i < 2 * n; ++i)
+  {
+    size_t k = (m_next[plane] + i) % n;
+    MrcEv& ev = evs[candidates[k]];
+    if (ev.state == EvState::Skip)
+    {
+      ev.state = EvState::Good; // skipped for this rotation
+      continue;
+    }
+    if (ev.state == EvState::Good)
+    {
+      m_next[plane] = (k + 1) % n;
+      return candidates[k];
+    }
+  }
+  return -1;
+}
+
+} // namespace ns3

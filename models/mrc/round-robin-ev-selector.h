@@ -1,0 +1,25 @@
+// Round-robin EV choice: the default MRC policy (docs/MODEL.md).
+#ifndef MRCSIM_MODELS_ROUND_ROBIN_EV_SELECTOR_H
+#define MRCSIM_MODELS_ROUND_ROBIN_EV_SELECTOR_H
+
+#include "models/mrc/ev-selector.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/// \brief Round-robin over the plane's active EVs; a SKIP EV is passed once and becomes GOOD.
+class RoundRobinEvSelector : public EvSelector
+{
+public:
+  static TypeId GetTypeId();
+  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane) override;
+
+private:
+  std::vector<size_t> m_next; ///< per plane
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,127 @@
+// An RDMA NIC on a GPU host: one port per plane, queue pairs demultiplexed by destination QP,
+// and per-port transmit scheduling. Each port has at most one pending event: the next time it
+// can take a data packet, when it asks its QPs round-robin for one (they apply their own rate
+// limits and windows). Control packets (ACK, NACK, CNP) bypass the scheduler in the control
+// class. Leaves out: PCIe and host memory, WQE/doorbell processing delays, QP context caches.
+#ifndef MRCSIM_MODELS_RDMA_NIC_H
+#define MRCSIM_MODELS_RDMA_NIC_H
+
+#include "models/fabric/fabric-host.h"
+#include "models/rdma/rdma-queue-pair.h"
+
+#include "topologies/fabric-routing.h"
+
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/// \brief The RDMA NIC of one GPU.
+class RdmaNic
+  : public Object
+  , public FabricFrameSink
+{
+public:
+  static TypeId GetTypeId();
+  RdmaNic();
+  ~RdmaNic() override;
+
+  /// \brief Attaches the NIC to its host (takes over the host's receive and link callbacks).
+  void Attach(Ptr<FabricHost> host);
+  Ptr<FabricHost> GetHost() const { return m_host; }
+  uint32_t GetGpu() const { return m_host->GetGpuIndex(); }
+  /// \brief Id of the host node (the context of the NIC's and its QPs' events).
+  uint32_t GetNodeId() const { return m_nodeId; }
+  uint16_t NumPorts() const { return m_host->NumPorts(); }
+  /// \brief The fabric's routing (SRv6 paths for MRC EVs); set by whoever builds the NIC.
+  void SetRouting(const mrcsim::FabricRouting* routing) { m_routing = routing; }
+  const mrcsim::FabricRouting* GetRouting() const { return m_routing; }
+  /// \brief The plane NIC port `port` is wired to.
+  int PlaneOfPort(uint16_t port) const { return m_planes[port]; }
+
+  /// \brief Adds a QP under number `qpn` (unique on this NIC) bound to its peer.
+  void AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn);
+  Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
+
+  /// \brief A QP has (new) data for `port`: wake that port's scheduler if it is idle.
+  void NotifyReady(uint16_t port);
+  /// \brief `qp`, which had nothing to send, was given work: it joins the tail of every port's
+  /// round robin, as a doorbell puts a QP at the back of a NIC's send schedule. QPs given work
+  /// one after another are then served in that order (NCCL posts an all-to-all's sends from
+  /// rank + 1 on, so senders start on different receivers instead of all on the first one).
+  void JoinTail(RdmaQueuePair* qp);
+  /// \brief Sends a control packet (ACK, NACK, CNP, probe) out of `port` now.
+  void SendControl(FramePtr frame, uint16_t port);
+
+  /// \brief DSCP of data and of control packets, shared by the QPs.
+  uint8_t DataDscp() const { return m_dataDscp; }
+  uint8_t ControlDscp() const { return m_controlDscp; }
+  uint32_t Mtu() const { return m_mtu; }
+  /// \brief Host latencies of one message: before its QP has it, after its last byte arrived.
+  Time PostLatency() const { return m_postLatency; }
+  Time CompletionLatency() const { return m_completionLatency; }
+
+  uint64_t RxPackets() const { return m_rxPackets; }
+  /// \brief Tags data packets with their send time, and fires PacketLatency for each full data
+  /// packet received (trimmed ones excluded). Both ends of a path must have it on.
+  void EnableLatencyTracing() { m_latency = true; }
+  typedef void (*LatencyTracedCallback)(Time oneWay);
+  uint64_t UnknownQpDrops() const { return m_unknownQp; }
+
+protected:
+  void DoDispose() override;
+
+private:
+  void ReceiveFrame(FramePtr frame, uint16_t port) override;
+  /// \brief The NIC's first line and its QP table (which moves when QPs are added: a hint).
+  std::array<const void*, 2> GetArrivalLines() const override { return { this, m_qps.data() }; }
+  void LinkStateChanged(uint16_t port, bool up) override;
+  void Schedule(uint16_t port, Time at);
+  void Serve(uint16_t port);
+
+  class ServeEvent;
+
+  struct PortState
+  {
+    std::vector<RdmaQueuePair*> qps; ///< QPs that may send on this port, served round-robin
+    size_t next = 0;
+    /// The port's visit, scheduled again and again (no allocation per packet); replaced by a new
+    /// one only when a pending visit moves earlier (an ns-3 event cannot be un-cancelled).
+    Ptr<ServeEvent> event;
+    bool pending = false; ///< `event` is scheduled, at `due`
+    Time due;
+  };
+
+  Ptr<FabricHost> m_host;
+  uint32_t m_nodeId = 0; ///< m_host's id: the context of the NIC's events
+  /// \brief The QP numbered `qpn`, or null.
+  RdmaQueuePair* FindQp(uint32_t qpn) const;
+
+  /// QPs by number, sorted: a NIC has a few, and a lookup per received frame then reads one
+  /// array instead of a tree's nodes.
+  std::vector<std::pair<uint32_t, Ptr<RdmaQueuePair>>> m_qps;
+  std::vector<PortState> m_ports;
+  std::vector<int> m_planes; ///< plane of each NIC port
+  const mrcsim::FabricRouting* m_routing = nullptr;
+  uint32_t m_mtu;
+  Time m_txLatency; ///< TxLatency: every NIC port's transmit pipeline
+  Time m_rxLatency; ///< RxLatency: every NIC port's receive pipeline
+  Time m_postLatency;       ///< PostLatency (applied by whoever posts work)
+  Time m_completionLatency; ///< CompletionLatency (applied by whoever takes completions)
+  uint8_t m_dataDscp;
+  uint8_t m_controlDscp;
+  uint64_t m_rxPackets = 0;
+  bool m_latency = false;
+  TracedCallback<Time> m_latencyTrace;
+  uint64_t m_unknownQp = 0;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,81 @@
+#include "models/rdma/rdma-queue-pair.h"
+
+#include "models/rdma/rdma-nic.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaQueuePair);
+
+TypeId
+RdmaQueuePair::GetTypeId()
+{
+  static TypeId tid =
+    TypeId("ns3::RdmaQueuePair")
+      .SetParent<Object>()
+      .AddTraceSource("SendComplete",
+                      "A posted message was fully acknowledged: (qpn, msgId, bytes, posted).",
+                      MakeTraceSourceAccessor(&RdmaQueuePair::m_sendComplete),
+                      "ns3::RdmaQueuePair::CompletionTracedCallback")
+      .AddTraceSource("RecvComplete",
+                      "A message was fully placed at the receiver: (qpn, msgId, bytes, first arrival).",
+                      MakeTraceSourceAccessor(&RdmaQueuePair::m_recvComplete),
+                      "ns3::RdmaQueuePair::CompletionTracedCallback")
+      .AddTraceSource("Error",
+                      "The QP failed: (qpn, cause).",
+                      MakeTraceSourceAccessor(&RdmaQueuePair::m_errorTrace),
+                      "ns3::RdmaQueuePair::ErrorTracedCallback");
+  return tid;
+}
+
+RdmaQueuePair::RdmaQueuePair() = default;
+
+void
+RdmaQueuePair::DoDispose()
+{
+  m_nic = nullptr;
+  Object::DoDispose();
+}
+
+void
+RdmaQueuePair::Bind(RdmaNic* nic, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn)
+{
+  m_nic = nic;
+  m_qpn = qpn;
+  m_remoteGpu = remoteGpu;
+  m_remoteQpn = remoteQpn;
+}
+
+void
+RdmaQueuePair::Fail(const std::string& cause)
+{
+  if (m_error)
+  {
+    return;
+  }
+  m_error = true;
+  m_errorTrace(m_qpn, cause);
+}
+
+FabricPacketSpec
+RdmaQueuePair::ControlSpec(uint8_t opcode, int plane, uint16_t entropy) const
+{
+  FabricPacketSpec spec;
+  spec.srcGpu = m_nic->GetGpu();
+  spec.dstGpu = m_remoteGpu;
+  spec.plane = plane;
+  spec.entropy = entropy;
+  spec.dscp = m_nic->ControlDscp();
+  spec.ecn = Ipv6UsidHeader::NotEct;
+  spec.opcode = opcode;
+  spec.destQp = m_remoteQpn;
+  return spec;
+}
+
+uint32_t
+RdmaQueuePair::NodeId() const
+{
+  return m_nic->GetNodeId();
+}
+
+} // namespace ns3

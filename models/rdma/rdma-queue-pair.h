@@ -1,0 +1,96 @@
+// What every RDMA queue pair (RoCEv2 RC, MRC) shares with the NIC: posting RDMA Write messages,
+// being asked for the next packet when its port can take one, receiving its packets, and
+// reporting completions. Transports differ in how they pick paths, acknowledge and recover.
+#ifndef MRCSIM_MODELS_RDMA_QUEUE_PAIR_H
+#define MRCSIM_MODELS_RDMA_QUEUE_PAIR_H
+
+#include "models/fabric/fabric-frame.h"
+#include "models/fabric/fabric-packet.h"
+#include "models/engine/fabric-parallel-simulator.h"
+#include "models/wire/roce-bth-header.h"
+
+#include "ns3/event-id.h"
+#include "ns3/make-event.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
+#include "ns3/traced-callback.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+class RdmaNic;
+
+/// \brief A received frame as the NIC hands it to its QP.
+struct RdmaRxInfo
+{
+  const FabricFrame& frame;
+  uint16_t port = 0; ///< NIC port it arrived on
+};
+
+/// \brief An RDMA queue pair on a NIC (abstract: see RoceQueuePair, MrcQueuePair).
+class RdmaQueuePair : public Object
+{
+public:
+  static TypeId GetTypeId();
+  RdmaQueuePair();
+
+  /// \brief Binds the QP to its NIC and its peer (remote GPU and QP number).
+  void Bind(RdmaNic* nic, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn);
+  uint32_t GetQpn() const { return m_qpn; }
+  uint32_t GetRemoteGpu() const { return m_remoteGpu; }
+  uint32_t GetRemoteQpn() const { return m_remoteQpn; }
+
+  /// \brief Posts an RDMA Write of `bytes`; returns its message id (0, 1, 2, ... per QP).
+  virtual uint64_t PostWrite(uint64_t bytes) = 0;
+  /// \brief The next frame for NIC port `port`, or null if the QP has nothing it may send there
+  /// now; `*retryAt` (if not null) receives the earliest time it might (rate limits).
+  virtual FramePtr NextPacket(uint16_t port, Time* retryAt) = 0;
+  /// \brief Whether the QP may have packets for `port` (cheap test for the NIC scheduler).
+  virtual bool WantsPort(uint16_t port) const = 0;
+  /// \brief A frame for this QP arrived.
+  virtual void Receive(const RdmaRxInfo& info) = 0;
+  /// \brief A port of the NIC went up or down.
+  virtual void PortStateChanged(uint16_t port, bool up) {}
+  /// \brief True once the QP failed (retry limit); it sends nothing more.
+  bool IsInError() const { return m_error; }
+
+  typedef void (*CompletionTracedCallback)(uint32_t qpn, uint64_t msgId, uint64_t bytes, Time posted);
+  typedef void (*ErrorTracedCallback)(uint32_t qpn, const std::string& cause);
+
+protected:
+  /// \brief Addressing of a control packet (ACK, SACK, NACK, CNP, probe) to the peer QP in
+  /// `plane`: the fabric's control class, never ECN-capable.
+  FabricPacketSpec ControlSpec(uint8_t opcode, int plane, uint16_t entropy) const;
+  void DoDispose() override;
+  /// \brief Marks the QP failed, with the cause (traced), and tells the NIC.
+  void Fail(const std::string& cause);
+  /// \brief Schedules a timer of this QP as its node's event (see
+  /// FabricParallelSimulatorImpl::ScheduleForNode): `(this->*mem)()` after `delay`.
+  template<typename MEM, typename OBJ>
+  EventId ScheduleTimer(const Time& delay, MEM mem, OBJ obj) const
+  {
+    return FabricParallelSimulatorImpl::ScheduleForNode(NodeId(), delay, MakeEvent(mem, obj));
+  }
+  /// \brief Id of the node this QP's NIC is in.
+  uint32_t NodeId() const;
+
+  RdmaNic* m_nic = nullptr;
+  uint32_t m_qpn = 0;
+  uint32_t m_remoteGpu = 0;
+  uint32_t m_remoteQpn = 0;
+  bool m_error = false;
+
+  /// (qpn, message id, bytes, time posted): every byte acknowledged (sender side).
+  TracedCallback<uint32_t, uint64_t, uint64_t, Time> m_sendComplete;
+  /// (qpn, message id, bytes, time the first packet arrived): every byte placed (receiver side).
+  TracedCallback<uint32_t, uint64_t, uint64_t, Time> m_recvComplete;
+  TracedCallback<uint32_t, const std::string&> m_errorTrace;
+};
+
+} // namespace ns3
+
+#endif

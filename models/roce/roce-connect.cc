@@ -1,0 +1,24 @@
+#include "models/roce/roce-connect.h"
+
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>>
+ConnectRoce(FabricNetwork& net, uint32_t a, uint32_t b, uint16_t port, uint16_t entropy)
+{
+  GetOrCreateNic(net, a); // NICs before QPs, as objects are numbered in creation order
+  GetOrCreateNic(net, b);
+  Ptr<RoceQueuePair> x = CreateObject<RoceQueuePair>();
+  Ptr<RoceQueuePair> y = CreateObject<RoceQueuePair>();
+  for (auto& qp : { x, y })
+  {
+    qp->SetAttribute("Port", UintegerValue(port));
+    qp->SetAttribute("Entropy", UintegerValue(entropy));
+  }
+  ConnectQueuePairs(net, a, b, x, y);
+  return { x, y };
+}
+
+} // namespace ns3
