@@ -10,9 +10,7 @@
 #include "models/fabric/fabric-packet.h"
 #include "models/fabric/fabric-switch.h"
 #include "models/fabric/port-queue-config.h"
-#include "models/mrc/mrc-queue-pair.h"
 #include "models/rdma/rdma-nic.h"
-#include "models/roce/roce-queue-pair.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -326,19 +324,11 @@ RunTransport(const ScenarioSpec& spec,
   uint64_t packets = 0;
   for (const auto& qp : service.AllQps())
   {
-    if (auto m = DynamicCast<MrcQueuePair>(qp))
-    {
-      retransmissions += m->Retransmissions();
-      timeouts += m->Timeouts();
-      lossProbes += m->LossProbes();
-      packets += m->PacketsSent();
-    }
-    else if (auto r = DynamicCast<RoceQueuePair>(qp))
-    {
-      retransmissions += r->Retransmissions();
-      timeouts += r->Timeouts();
-      packets += r->PacketsSent();
-    }
+    const RdmaQpCounters c = qp->Counters();
+    retransmissions += c.retransmissions;
+    timeouts += c.timeouts;
+    lossProbes += c.lossProbes;
+    packets += c.packetsSent;
   }
   uint64_t trims = 0;
   uint64_t marks = 0;

@@ -107,6 +107,10 @@ public:
   }
   /// \brief Active (spraying) EVs of NIC port `port`.
   const std::vector<uint16_t>& ActiveEvs(uint16_t port) const { return m_active[port]; }
+  RdmaQpCounters Counters() const override
+  {
+    return { m_packetsSent, m_retransmissions, m_timeouts, m_lossProbes };
+  }
   uint64_t PacketsSent() const { return m_packetsSent; }
   uint64_t Retransmissions() const { return m_retransmissions; }
   uint64_t Timeouts() const { return m_timeouts; }

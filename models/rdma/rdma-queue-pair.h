@@ -31,6 +31,15 @@ struct RdmaRxInfo
   uint16_t port = 0; ///< NIC port it arrived on
 };
 
+/// \brief Counters every transport keeps, read by the runner's metrics.
+struct RdmaQpCounters
+{
+  uint64_t packetsSent = 0;     ///< data packets, first sends and retransmissions
+  uint64_t retransmissions = 0; ///< data packets sent again
+  uint64_t timeouts = 0;        ///< retransmission timer expiries
+  uint64_t lossProbes = 0;      ///< tail-loss probes (0 for transports without them)
+};
+
 /// \brief An RDMA queue pair on a NIC (abstract: see RoceQueuePair, MrcQueuePair).
 class RdmaQueuePair : public Object
 {
@@ -55,6 +64,8 @@ public:
   virtual void Receive(const RdmaRxInfo& info) = 0;
   /// \brief A port of the NIC went up or down.
   virtual void PortStateChanged(uint16_t port, bool up) {}
+  /// \brief The transport's counters so far.
+  virtual RdmaQpCounters Counters() const = 0;
   /// \brief True once the QP failed (retry limit); it sends nothing more.
   bool IsInError() const { return m_error; }
 

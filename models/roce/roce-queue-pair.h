@@ -33,6 +33,7 @@ public:
   void Receive(const RdmaRxInfo& info) override;
 
   uint16_t GetPort() const { return m_port; }
+  RdmaQpCounters Counters() const override { return { m_packetsSent, m_retransmissions, m_timeouts, 0 }; }
   uint64_t PacketsSent() const { return m_packetsSent; }
   uint64_t Retransmissions() const { return m_retransmissions; }
   uint64_t Timeouts() const { return m_timeouts; }
