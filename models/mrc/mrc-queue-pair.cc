@@ -140,7 +140,12 @@ MrcQueuePair::GetTypeId()
   return tid;
 }
 
-MrcQueuePair::MrcQueuePair() = default;
+MrcQueuePair::MrcQueuePair()
+{
+  // The base class's first line, and the four lines after the base class, where the members
+  // NextPacket touches most are kept (listing the first eight lines measured no faster).
+  m_hotLineMask = 0b111101;
+}
 
 void
 MrcQueuePair::DoDispose()

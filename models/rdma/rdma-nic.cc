@@ -143,6 +143,7 @@ RdmaNic::AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, u
     if (qp->WantsPort(p))
     {
       m_ports[p].qps.push_back(PeekPointer(qp));
+      m_ports[p].qpHotLines |= qp->HotLineMask();
     }
   }
 }
@@ -209,13 +210,10 @@ RdmaNic::Schedule(uint16_t port, Time at)
   }
   ServeEvent& event = *ps.event;
   const auto* wire = reinterpret_cast<const char*>(m_host->PortAt(port));
-  const auto* qp = ps.qps.empty() ? nullptr : reinterpret_cast<const char*>(ps.qps[ps.next % ps.qps.size()]);
-  // Of the queue pair: its base class's first line, and for MRC the four lines after the base
-  // class, where MrcQueuePair keeps most members NextPacket touches (listing its first eight
-  // lines measured no faster).
+  const RdmaQueuePair* qp = ps.qps.empty() ? nullptr : ps.qps[ps.next % ps.qps.size()];
   using E = PrefetchingEvent;
   event.SetPrefetch(
-    { E::Lines(this), E::Lines(&ps), E::Lines(ps.qps.data()), E::Lines(wire, 0b111), E::Lines(qp, 0b111101) });
+    { E::Lines(this), E::Lines(&ps), E::Lines(ps.qps.data()), E::Lines(wire, 0b111), E::Lines(qp, ps.qpHotLines) });
   ps.pending = true;
   ps.due = at;
   // The simulator releases one reference after the event runs; ours keeps the event alive.

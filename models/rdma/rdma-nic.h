@@ -91,6 +91,7 @@ private:
   {
     std::vector<RdmaQueuePair*> qps; ///< QPs that may send on this port, served round-robin
     size_t next = 0;
+    uint8_t qpHotLines = 1; ///< union of the QPs' HotLineMask, prefetched for the next visit
     /// The port's visit, scheduled again and again (no allocation per packet); replaced by a new
     /// one only when a pending visit moves earlier (an ns-3 event cannot be un-cancelled).
     Ptr<ServeEvent> event;

@@ -68,6 +68,9 @@ public:
   virtual RdmaQpCounters Counters() const = 0;
   /// \brief True once the QP failed (retry limit); it sends nothing more.
   bool IsInError() const { return m_error; }
+  /// \brief The cache lines a NIC visit reads first (bit i: the line at this + 64 i), which the
+  /// NIC's visit event prefetches. Set by the transport, which alone knows its member layout.
+  uint8_t HotLineMask() const { return m_hotLineMask; }
 
   typedef void (*CompletionTracedCallback)(uint32_t qpn, uint64_t msgId, uint64_t bytes, Time posted);
   typedef void (*ErrorTracedCallback)(uint32_t qpn, const std::string& cause);
@@ -94,6 +97,7 @@ protected:
   uint32_t m_remoteGpu = 0;
   uint32_t m_remoteQpn = 0;
   bool m_error = false;
+  uint8_t m_hotLineMask = 1; ///< see HotLineMask (1 to 63)
 
   /// (qpn, message id, bytes, time posted): every byte acknowledged (sender side).
   TracedCallback<uint32_t, uint64_t, uint64_t, Time> m_sendComplete;

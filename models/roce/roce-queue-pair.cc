@@ -70,7 +70,10 @@ RoceQueuePair::GetTypeId()
   return tid;
 }
 
-RoceQueuePair::RoceQueuePair() = default;
+RoceQueuePair::RoceQueuePair()
+{
+  m_hotLineMask = 0b111101; // the base class's first line and the sender's state after it
+}
 
 void
 RoceQueuePair::DoDispose()
