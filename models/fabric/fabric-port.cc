@@ -65,55 +65,9 @@ FabricPort::GetTypeId()
   return tid;
 }
 
-namespace
-{
+FabricPort::FabricPort() = default;
 
-/// Live ports by RegistryIndex (slot 0 unused), and the numbers of destroyed ones for reuse.
-/// Ports are made and destroyed while no parallel run is on.
-struct PortRegistry
-{
-  std::vector<FabricPort*> ports{ nullptr };
-  std::vector<uint32_t> unused;
-};
-
-PortRegistry&
-Registry()
-{
-  static PortRegistry* registry = new PortRegistry; // never destroyed: ports may outlive statics
-  return *registry;
-}
-
-} // namespace
-
-FabricPort::FabricPort()
-{
-  PortRegistry& r = Registry();
-  if (r.unused.empty())
-  {
-    NS_ABORT_MSG_IF(r.ports.size() > UINT32_MAX, "FabricPort: more than 2^32 ports");
-    m_registryIndex = static_cast<uint32_t>(r.ports.size());
-    r.ports.push_back(this);
-  }
-  else
-  {
-    m_registryIndex = r.unused.back();
-    r.unused.pop_back();
-    r.ports[m_registryIndex] = this;
-  }
-}
-
-FabricPort::~FabricPort()
-{
-  PortRegistry& r = Registry();
-  r.ports[m_registryIndex] = nullptr;
-  r.unused.push_back(m_registryIndex);
-}
-
-FabricPort*
-FabricPort::FromRegistry(uint32_t index)
-{
-  return Registry().ports[index];
-}
+FabricPort::~FabricPort() = default;
 
 void
 FabricPort::DoDispose()
@@ -345,10 +299,11 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
     cls = PortQueueConfig::kControlClass;
     size = frame->Size();
   }
+  // Lossless classes are accounted at the switch's PFC accountant, by the port they came in on.
   const bool lossless = ingress && ingress->QueueConfig()->PfcEnabled(cls);
   if (lossless)
   {
-    if (ingress->m_ingress[cls] + size > ingress->QueueConfig()->PfcXoff() + ingress->PfcHeadroom())
+    if (!m_pfc->Admits(*ingress, cls, size))
     {
       Drop(*frame, DropCause::PfcHeadroom);
       return false;
@@ -375,28 +330,14 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
   // they came in on.
   if (lossless)
   {
-    ingress->m_ingress[cls] += size;
-    if (ingress->m_ingress[cls] > ingress->QueueConfig()->PfcXoff() && !((ingress->m_pauseSentMask >> cls) & 1))
-    {
-      ingress->SendPfc(cls, true);
-    }
+    m_pfc->Charge(*ingress, cls, size);
   }
   m_bytes[cls] += size;
   if (m_traces)
     m_traces->enqueue(ToPacket(*frame), cls);
-  m_queues[cls].Push(QueuedPacket{ std::move(frame), lossless ? ingress->RegistryIndex() : 0 });
+  m_queues[cls].Push(QueuedPacket{ std::move(frame), lossless ? ingress->GetIfIndex() + 1 : 0 });
   Kick();
   return true;
-}
-
-void
-FabricPort::ReleaseIngress(uint8_t cls, uint32_t bytes)
-{
-  m_ingress[cls] -= bytes;
-  if (((m_pauseSentMask >> cls) & 1) && m_ingress[cls] <= m_config->PfcXon())
-  {
-    SendPfc(cls, false);
-  }
 }
 
 int
@@ -438,7 +379,7 @@ FabricPort::StartOne(Time start)
     m_bytes[cls] -= size;
     if (item.ingress)
     {
-      FromRegistry(item.ingress)->ReleaseIngress(cls, size);
+      m_pfc->Release(static_cast<uint16_t>(item.ingress - 1), cls, size);
     }
     if (m_traces)
       m_traces->dequeue(ToPacket(*item.frame), cls);
@@ -761,7 +702,7 @@ FabricPort::NotifyLinkState(bool up)
         m_bytes[cls] -= size;
         if (item.ingress)
         {
-          FromRegistry(item.ingress)->ReleaseIngress(cls, size);
+          m_pfc->Release(static_cast<uint16_t>(item.ingress - 1), cls, size);
         }
         Drop(*item.frame, DropCause::LinkDown);
       }
@@ -785,7 +726,7 @@ FabricPort::NotifyLinkState(bool up)
     // A class still above XOFF must be paused again on the new link.
     for (uint8_t cls = 1; cls < m_config->NumClasses(); ++cls)
     {
-      if (m_config->PfcEnabled(cls) && m_ingress[cls] > m_config->PfcXoff())
+      if (m_config->PfcEnabled(cls) && IngressBytes(cls) > m_config->PfcXoff())
       {
         SendPfc(cls, true);
       }

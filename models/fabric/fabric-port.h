@@ -17,6 +17,7 @@
 #include "models/fabric/drop-cause.h"
 #include "models/engine/trace-bundle.h"
 #include "models/fabric/packet-fifo.h"
+#include "models/fabric/pfc-accountant.h"
 #include "models/fabric/port-queue-config.h"
 
 #include "ns3/data-rate.h"
@@ -96,13 +97,11 @@ public:
   /// \brief Counts drops into counters[cause] (an array of DropCause::Count, outliving the port).
   void SetDropCounters(uint64_t* counters) { m_dropCounters = counters; }
 
-  // ---- data path -----------------------------------------------------------------------------
-  /// \brief This port's number among the live ports (never 0): a 4-byte reference to it, as
-  /// queued lossless frames keep their ingress port (QueuedPacket).
-  uint32_t RegistryIndex() const { return m_registryIndex; }
-  /// \brief The live port numbered `index` (RegistryIndex).
-  static FabricPort* FromRegistry(uint32_t index);
+  /// \brief The PFC ingress accounting of the port's switch (none at a host, whose ports
+  /// account no ingress); the port is numbered there by its interface index.
+  void SetPfcAccountant(FabricPfcAccountant* accountant) { m_pfc = accountant; }
 
+  // ---- data path -----------------------------------------------------------------------------
   /// \brief Queues an IPv6 frame in class `cls`, applying trimming, ECN, drop-tail and PFC
   /// ingress accounting. Returns false if it was dropped. `ingress` is the port it came in on.
   bool Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress);
@@ -114,8 +113,14 @@ public:
   /// which validates it and catches the port up first).
   void SetRateFactor(double factor);
   double GetRateFactor() const { return m_rateFactor; }
-  /// \brief Called by an egress port when a packet that came in here leaves (or is dropped).
-  void ReleaseIngress(uint8_t cls, uint32_t bytes);
+  /// \brief Sends PAUSE (`pause`) or RESUME of class `cls` to the peer (the PFC accountant's
+  /// decision), and re-sends a PAUSE before it runs out for as long as it holds.
+  void PauseUpstream(uint8_t cls, bool pause) { SendPfc(cls, pause); }
+  /// \brief Whether this port holds class `cls` of its peer paused.
+  bool IsPausingUpstream(uint8_t cls) const { return (m_pauseSentMask >> cls) & 1; }
+  /// \brief PFC headroom of this ingress port's lossless classes (PortQueueConfig::PfcHeadroomOf,
+  /// for its rate and cable), worked out at the first use.
+  uint64_t PfcHeadroom();
 
   /// \brief Starts every frame whose start time has passed (see the file comment).
   void CatchUp();
@@ -134,7 +139,10 @@ public:
     return m_bytes[cls];
   }
   /// \brief Bytes of a lossless (PFC) class that came in here and are queued at other ports.
-  uint32_t IngressBytes(uint8_t cls) const { return m_ingress[cls]; }
+  uint32_t IngressBytes(uint8_t cls) const
+  {
+    return m_pfc ? m_pfc->IngressBytes(static_cast<uint16_t>(m_ifIndex), cls) : 0;
+  }
   bool IsPaused(uint8_t cls) const { return (m_pausedMask >> cls) & 1; }
   bool IsBusy() const;
   /// \brief When the wire frees up (after the frames already started).
@@ -257,8 +265,7 @@ private:
   uint64_t m_rateBps = 0;    ///< the port's rate in bit/s
   double m_rateFactor = 1.0; ///< gray failure: the share of the rate this port sends at
   std::array<uint32_t, PortQueueConfig::kMaxClasses> m_bytes{};
-  /// Bytes of lossless (PFC) classes that came in here and are queued at other ports.
-  std::array<uint32_t, PortQueueConfig::kMaxClasses> m_ingress{};
+  FabricPfcAccountant* m_pfc = nullptr; ///< see SetPfcAccountant
   std::array<PacketFifo, PortQueueConfig::kMaxClasses> m_queues;
   PacketFifo m_macControl; ///< PFC frames, sent before anything else and never paused
   uint64_t m_txPackets = 0;
@@ -273,7 +280,6 @@ private:
   class WakeEvent;
   Ptr<WakeEvent> m_wake;
   uint32_t m_ifIndex = 0;
-  uint32_t m_registryIndex; ///< see RegistryIndex
   uint64_t m_rng = 1;
   uint64_t m_trimmed = 0;
   uint64_t m_ecnMarked = 0;
@@ -294,11 +300,7 @@ private:
   Time QuantaTime(uint16_t quanta) const;
   std::unique_ptr<PauseTimes> m_pauseTimes;
   uint64_t* m_dropCounters = nullptr;
-  /// PFC headroom of this ingress port's lossless classes (PortQueueConfig::PfcHeadroomOf, for its
-  /// rate and cable), worked out at the first lossless frame: 0 until then.
-  uint64_t m_pfcHeadroom = 0;
-  /// \brief m_pfcHeadroom, worked out if it is not yet.
-  uint64_t PfcHeadroom();
+  uint64_t m_pfcHeadroom = 0; ///< see PfcHeadroom (0 until worked out)
 };
 
 } // namespace ns3

@@ -36,6 +36,11 @@ FabricSwitch::FabricSwitch() = default;
 void
 FabricSwitch::DoDispose()
 {
+  for (const auto& port : m_ports)
+  {
+    port->SetPfcAccountant(nullptr);
+  }
+  m_pfc.Clear();
   m_ports.clear();
   m_controlPlane = nullptr;
   Node::DoDispose();
@@ -61,6 +66,8 @@ FabricSwitch::AddPort(Ptr<FabricPort> port)
   port->SetIngressLatency(m_latency);
   m_ports.push_back(port);
   m_routable.push_back(true);
+  m_pfc.AddPort(PeekPointer(port));
+  port->SetPfcAccountant(&m_pfc);
 }
 
 void

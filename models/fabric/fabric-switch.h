@@ -84,6 +84,7 @@ private:
   Time m_latency;
   Ptr<FabricControlPlane> m_controlPlane;
   std::vector<Ptr<FabricPort>> m_ports;
+  FabricPfcAccountant m_pfc; ///< ingress accounting of the lossless classes of every port
   std::vector<bool> m_routable;
   std::vector<uint16_t> m_scratch;
   uint64_t m_forwarded = 0;

@@ -17,8 +17,8 @@ class FabricPort;
 struct QueuedPacket
 {
   FramePtr frame;
-  /// For lossless (PFC) classes, the ingress port's FabricPort::RegistryIndex; 0 if the frame
-  /// is not lossless or was sent by the node itself.
+  /// For lossless (PFC) classes, the ingress port's interface index + 1 on the same switch (see
+  /// FabricPfcAccountant); 0 if the frame is not lossless or was sent by the node itself.
   uint32_t ingress = 0;
 };
 
