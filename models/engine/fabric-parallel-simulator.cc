@@ -2,6 +2,7 @@
 
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("FabricParallelSimulatorImpl");
 
 NS_OBJECT_ENSURE_REGISTERED(FabricParallelSimulatorImpl);
 
@@ -101,6 +104,7 @@ FabricParallelSimulatorImpl::DoDispose()
 void
 FabricParallelSimulatorImpl::SetPartitions(uint32_t n)
 {
+  NS_LOG_FUNCTION(this << n);
   NS_ABORT_MSG_IF(n == 0, "FabricParallelSimulatorImpl::SetPartitions: at least one partition");
   NS_ABORT_MSG_IF(!m_workers.empty() || InParallelWindow(),
                   "FabricParallelSimulatorImpl::SetPartitions: while running");

@@ -2,12 +2,15 @@
 
 #include "ns3/abort.h"
 #include "ns3/assert.h"
+#include "ns3/log.h"
 
 #include <cstring>
 #include <new>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("FabricScheduler");
 
 NS_OBJECT_ENSURE_REGISTERED(FabricScheduler);
 

@@ -6,12 +6,15 @@
 #include "models/engine/splitmix.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("FabricChannel");
 
 NS_OBJECT_ENSURE_REGISTERED(FabricChannel);
 
@@ -149,6 +152,7 @@ FabricChannel::Peer(const FabricPort* from) const
 void
 FabricChannel::SetUp(bool up)
 {
+  NS_LOG_FUNCTION(this << up);
   NS_ABORT_MSG_IF(FabricParallelSimulatorImpl::InParallelWindow(),
                   "FabricChannel::SetUp inside a partition of a parallel run: it touches both ends; schedule it "
                   "as a global event (no context, before Run)");
@@ -197,6 +201,7 @@ FabricChannel::GetGray()
 void
 FabricChannel::SetLossRate(const FabricPort* from, double p)
 {
+  NS_LOG_FUNCTION(this << from << p);
   NS_ABORT_MSG_IF(FabricParallelSimulatorImpl::InParallelWindow(),
                   "FabricChannel::SetLossRate inside a partition of a parallel run: it touches both ends; schedule it "
                   "as a global event (no context, before Run)");
@@ -209,6 +214,7 @@ FabricChannel::SetLossRate(const FabricPort* from, double p)
 void
 FabricChannel::SetRateFactor(const FabricPort* from, double factor)
 {
+  NS_LOG_FUNCTION(this << from << factor);
   NS_ABORT_MSG_IF(
     FabricParallelSimulatorImpl::InParallelWindow(),
     "FabricChannel::SetRateFactor inside a partition of a parallel run: it touches both ends; schedule it "
@@ -274,6 +280,7 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
 void
 FabricChannel::SetHandover(bool handover)
 {
+  NS_LOG_FUNCTION(this << handover);
   NS_ABORT_MSG_IF(!m_dirs[0].wire.empty() || !m_dirs[1].wire.empty(), "FabricChannel::SetHandover: frames on the wire");
   m_handover = handover;
   if (handover && !m_handedOver)

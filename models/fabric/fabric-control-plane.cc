@@ -2,10 +2,13 @@
 
 #include "models/fabric/fabric-switch.h"
 
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("FabricControlPlane");
 
 NS_OBJECT_ENSURE_REGISTERED(FabricControlPlane);
 
@@ -62,6 +65,7 @@ FabricControlPlane::NotifyLinkState(uint32_t link, bool up)
 void
 FabricControlPlane::Detect(uint32_t link, bool up)
 {
+  NS_LOG_LOGIC("link " << link << (up ? " up" : " down") << " detected by its switches");
   auto [a, b] = m_fabric->Ends(link);
   const mrcsim::FabricLink& l = m_fabric->Link(link);
   if (m_switches[a])
@@ -78,6 +82,7 @@ FabricControlPlane::Detect(uint32_t link, bool up)
 void
 FabricControlPlane::Reconverge(uint32_t link, bool up)
 {
+  NS_LOG_LOGIC("routing reconverges after link " << link << (up ? " up" : " down"));
   m_routing->SetLinkUp(link, up);
   m_routing->Update();
   m_routeTrace(link, up, true);

@@ -16,6 +16,7 @@
 #include "topologies/fabric-routing.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 
 #include <sys/mman.h>
 
@@ -29,6 +30,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("FabricFrame");
 
 static_assert(std::is_trivially_default_constructible<FabricFrame>::value &&
                 std::is_trivially_copyable<FabricFrame>::value,

@@ -1,9 +1,13 @@
 #include "models/fabric/fabric-host.h"
 
+#include "ns3/log.h"
+
 #include "models/wire/ipv6-usid-header.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("FabricHost");
 
 NS_OBJECT_ENSURE_REGISTERED(FabricHost);
 

@@ -3,11 +3,14 @@
 #include "models/engine/fabric-parallel-simulator.h"
 #include "models/engine/splitmix.h"
 
+#include "ns3/log.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("FabricNetwork");
 
 FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric)
   : m_fabric(std::move(fabric))
@@ -112,6 +115,7 @@ FabricNetwork::GetPort(mrcsim::VertexId v, uint16_t port) const
 uint32_t
 FabricNetwork::Partition(uint32_t n)
 {
+  NS_LOG_FUNCTION(this << n);
   FabricParallelSimulatorImpl* sim = FabricParallelSimulatorImpl::Get();
   if (!sim)
   {
@@ -163,6 +167,7 @@ FabricNetwork::Partition(uint32_t n)
 void
 FabricNetwork::SetLinkUp(uint32_t link, bool up)
 {
+  NS_LOG_FUNCTION(this << link << up);
   if (m_channels[link]->IsUp() == up)
   {
     return;

@@ -1,5 +1,7 @@
 #include "models/fabric/fabric-packet.h"
 
+#include "ns3/log.h"
+
 #include "models/fabric/fabric-frame.h"
 #include "models/wire/roce-bth-header.h"
 #include "models/wire/roce-reth-header.h"
@@ -7,6 +9,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("FabricPacket");
 
 uint32_t
 FabricHeaderBytes(bool reth)

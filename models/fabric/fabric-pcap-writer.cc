@@ -6,6 +6,7 @@
 #include "models/wire/roce-udp-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 
 #include <array>
 #include <cstring>
@@ -14,6 +15,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("FabricPcapWriter");
 
 namespace
 {
@@ -206,6 +209,7 @@ FrameWireBytes(const FabricFrame& frame, Mac48Address src, Mac48Address dst)
 
 FabricPcapWriter::FabricPcapWriter(const std::string& file) : m_name(file)
 {
+  NS_LOG_FUNCTION(this << file);
   m_file.Open(file, std::ios::out);
   if (m_file.Fail())
   {

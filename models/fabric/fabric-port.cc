@@ -9,11 +9,14 @@
 #include "models/engine/splitmix.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("FabricPort");
 
 /// \brief A port's fallback start event (ArmWake). It lists what the wake will touch, for
 /// FabricScheduler to prefetch.
@@ -238,6 +241,7 @@ FabricPort::SendFrom(Ptr<Packet> packet, const Address& source, const Address& d
 void
 FabricPort::Drop(const FabricFrame& frame, DropCause cause)
 {
+  NS_LOG_LOGIC("port " << m_ifIndex << " drops a frame to QP " << frame.destQp << ": " << DropCauseName(cause));
   if (m_dropCounters)
   {
     // Shared by all links and ports, which the partitions of a parallel run update at once.
@@ -536,6 +540,7 @@ FabricPort::PfcHeadroom()
 void
 FabricPort::SendPfc(uint8_t cls, bool pause)
 {
+  NS_LOG_FUNCTION(this << int(cls) << pause);
   PfcPauseHeader pfc;
   const uint16_t quanta = pause ? m_config->PfcPauseQuanta() : 0;
   pfc.SetPause(cls, quanta);
@@ -688,6 +693,7 @@ FabricPort::Receive(FramePtr frame)
 void
 FabricPort::NotifyLinkState(bool up)
 {
+  NS_LOG_FUNCTION(this << up);
   m_linkUp = up;
   CatchUp();
   if (!up)

@@ -6,10 +6,13 @@
 #include "models/wire/roce-udp-header.h"
 #include "models/engine/splitmix.h"
 
+#include "ns3/log.h"
 #include "ns3/rng-seed-manager.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("FabricSwitch");
 
 NS_OBJECT_ENSURE_REGISTERED(FabricSwitch);
 
@@ -73,6 +76,7 @@ FabricSwitch::AddPort(Ptr<FabricPort> port)
 void
 FabricSwitch::Drop(const FabricFrame& frame, DropCause cause)
 {
+  NS_LOG_LOGIC("switch " << GetId() << " drops a frame to QP " << frame.destQp << ": " << DropCauseName(cause));
   ++m_drops[static_cast<size_t>(cause)];
   if (!m_dropTrace.IsEmpty())
   {

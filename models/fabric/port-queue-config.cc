@@ -4,10 +4,13 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/log.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("PortQueueConfig");
 
 NS_OBJECT_ENSURE_REGISTERED(PortQueueConfig);
 

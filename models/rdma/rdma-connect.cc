@@ -1,7 +1,11 @@
 #include "models/rdma/rdma-connect.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("RdmaConnect");
 
 Ptr<RdmaNic>
 GetOrCreateNic(FabricNetwork& net, uint32_t gpu)

@@ -5,6 +5,7 @@
 #include "models/wire/roce-udp-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -12,6 +13,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("RdmaNic");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
 
@@ -134,6 +137,7 @@ RdmaNic::Attach(Ptr<FabricHost> host)
 void
 RdmaNic::AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn)
 {
+  NS_LOG_FUNCTION(this << qp << qpn << remoteGpu << remoteQpn);
   NS_ABORT_MSG_IF(FindQp(qpn), "RdmaNic: QP number " << qpn << " already used on GPU " << GetGpu());
   qp->Bind(this, qpn, remoteGpu, remoteQpn);
   auto at = std::lower_bound(m_qps.begin(), m_qps.end(), qpn, [](const auto& e, uint32_t n) { return e.first < n; });
@@ -300,6 +304,7 @@ RdmaNic::ReceiveFrame(FramePtr frame, uint16_t port)
 void
 RdmaNic::LinkStateChanged(uint16_t port, bool up)
 {
+  NS_LOG_FUNCTION(this << port << up);
   for (auto& [qpn, qp] : m_qps)
   {
     qp->PortStateChanged(port, up);

@@ -1,9 +1,13 @@
 #include "models/rdma/rdma-queue-pair.h"
 
+#include "ns3/log.h"
+
 #include "models/rdma/rdma-nic.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("RdmaQueuePair");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaQueuePair);
 
@@ -49,6 +53,7 @@ RdmaQueuePair::Bind(RdmaNic* nic, uint32_t qpn, uint32_t remoteGpu, uint32_t rem
 void
 RdmaQueuePair::Fail(const std::string& cause)
 {
+  NS_LOG_WARN("QP " << m_qpn << " enters the error state: " << cause);
   if (m_error)
   {
     return;

@@ -1,11 +1,14 @@
 #include "models/wire/ipv6-usid-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 
 #include <iomanip>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("Ipv6UsidHeader");
 
 NS_OBJECT_ENSURE_REGISTERED(Ipv6UsidHeader);
 

@@ -3,9 +3,12 @@
 #include "models/wire/psn.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("MrcNackHeader");
 
 NS_OBJECT_ENSURE_REGISTERED(MrcNackHeader);
 

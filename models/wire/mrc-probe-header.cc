@@ -1,9 +1,12 @@
 #include "models/wire/mrc-probe-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("MrcProbeHeader");
 
 NS_OBJECT_ENSURE_REGISTERED(MrcProbeHeader);
 

@@ -1,7 +1,11 @@
 #include "models/wire/roce-cnp-header.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("RoceCnpHeader");
 
 NS_OBJECT_ENSURE_REGISTERED(RoceCnpHeader);
 

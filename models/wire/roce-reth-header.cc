@@ -1,7 +1,11 @@
 #include "models/wire/roce-reth-header.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("RoceRethHeader");
 
 NS_OBJECT_ENSURE_REGISTERED(RoceRethHeader);
 

@@ -1,9 +1,12 @@
 #include "models/wire/roce-udp-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/log.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("RoceUdpHeader");
 
 NS_OBJECT_ENSURE_REGISTERED(RoceUdpHeader);
 

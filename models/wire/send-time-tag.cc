@@ -1,7 +1,11 @@
 #include "models/wire/send-time-tag.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("SendTimeTag");
 
 NS_OBJECT_ENSURE_REGISTERED(SendTimeTag);
 
