@@ -2,6 +2,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/assert.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 
 #include <cstring>
@@ -57,7 +58,16 @@ ToEvent(const E& e)
 TypeId
 FabricScheduler::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::FabricScheduler").SetParent<Scheduler>().AddConstructor<FabricScheduler>();
+  static TypeId tid =
+    TypeId("ns3::FabricScheduler")
+      .SetParent<Scheduler>()
+      .AddConstructor<FabricScheduler>()
+      .AddAttribute("PrefetchLists",
+                    "Prefetch the memory PrefetchingEvents list before they run (off: only the "
+                    "event objects are prefetched; for measuring what the lists gain).",
+                    BooleanValue(true),
+                    MakeBooleanAccessor(&FabricScheduler::m_prefetchLists),
+                    MakeBooleanChecker());
   return tid;
 }
 
@@ -167,7 +177,7 @@ FabricScheduler::Insert(const Scheduler::Event& ev)
   }
   static_assert(alignof(EventImpl) > 1, "the low bit of an EventImpl pointer is free");
   uintptr_t impl = reinterpret_cast<uintptr_t>(ev.impl);
-  if (ev.impl == s_expected)
+  if (ev.impl == s_expected && m_prefetchLists)
   {
     impl |= kPrefetching;
     s_expected = nullptr;

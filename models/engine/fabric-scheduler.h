@@ -148,6 +148,7 @@ private:
   Entry* m_buffer = nullptr; ///< the allocation m_heap points into
   std::size_t m_size = 0;
   std::size_t m_capacity = 0; ///< entries m_heap can hold
+  bool m_prefetchLists = true; ///< see the PrefetchLists attribute
 };
 
 } // namespace ns3
