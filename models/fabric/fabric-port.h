@@ -1,7 +1,8 @@
 // A port of a switch or NIC (a NetDevice): egress queues per traffic class served by strict
 // priority, drop-tail byte limits, RED-style ECN marking, trimming above a threshold, and PFC
-// (ingress accounting, PAUSE/RESUME frames across the link, paused classes held back).
-// Leaves out: shared buffers, WRR scheduling, PFC pause quanta expiry (PAUSE holds until RESUME).
+// (PAUSE/RESUME frames across the link as the switch's FabricPfcAccountant decides, pauses timed
+// out by their quanta and re-sent while they hold, paused classes held back).
+// Leaves out: shared buffers, WRR scheduling.
 //
 // Events: a frame's only event is its arrival at the far end. A backlogged port schedules no
 // event to start its next frame: it catches up lazily, starting every frame whose start time has

@@ -2,7 +2,8 @@
 // and per-port transmit scheduling. Each port has at most one pending event: the next time it
 // can take a data packet, when it asks its QPs round-robin for one (they apply their own rate
 // limits and windows). Control packets (ACK, NACK, CNP) bypass the scheduler in the control
-// class. Leaves out: PCIe and host memory, WQE/doorbell processing delays, QP context caches.
+// class. WQE/doorbell processing is one fixed delay (PostLatency). Leaves out: PCIe and host
+// memory bandwidth, QP context caches.
 #ifndef MRCSIM_MODELS_RDMA_NIC_H
 #define MRCSIM_MODELS_RDMA_NIC_H
 
