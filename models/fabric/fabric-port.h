@@ -51,6 +51,8 @@ public:
   /// once, when they first deliver to it.
   using ArrivalLines = std::array<const void*, 3>;
   virtual ArrivalLines GetArrivalLines() const { return {}; }
+  /// \brief The plane of a switch; -1 for a node of no plane (a host).
+  virtual int GetFabricPlane() const { return -1; }
 };
 
 /// \brief Switch or NIC port: egress queueing and scheduling, PFC, the receive side of a link.

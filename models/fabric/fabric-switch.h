@@ -64,6 +64,7 @@ public:
 
   void HandleFrame(FabricPort& in, FramePtr frame) override;
   void HandleLinkState(FabricPort& port, bool up) override {}
+  int GetFabricPlane() const override { return m_plane; }
 
   uint64_t Forwarded() const { return m_forwarded; }
   uint64_t Drops(DropCause cause) const { return m_drops[static_cast<size_t>(cause)]; }

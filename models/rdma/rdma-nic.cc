@@ -1,7 +1,6 @@
 #include "models/rdma/rdma-nic.h"
 
 #include "models/engine/fabric-scheduler.h"
-#include "models/fabric/fabric-switch.h"
 #include "models/wire/roce-udp-header.h"
 
 #include "ns3/abort.h"
@@ -125,9 +124,11 @@ RdmaNic::Attach(Ptr<FabricHost> host)
   m_planes.clear();
   for (uint16_t p = 0; p < host->NumPorts(); ++p)
   {
-    auto sw = DynamicCast<FabricSwitch>(host->GetPort(p)->GetPeer()->GetNode());
-    NS_ABORT_MSG_IF(!sw, "RdmaNic: NIC port " << p << " of GPU " << host->GetGpuIndex() << " is not wired to a switch");
-    m_planes.push_back(sw->GetPlane());
+    const FabricPort* peer = host->GetPort(p)->GetPeer();
+    const FabricPacketHandler* node = peer ? peer->GetHandler() : nullptr;
+    const int plane = node ? node->GetFabricPlane() : -1;
+    NS_ABORT_MSG_IF(plane < 0, "RdmaNic: NIC port " << p << " of GPU " << host->GetGpuIndex() << " is not wired to a switch");
+    m_planes.push_back(plane);
     host->GetPort(p)->SetEgressLatency(m_txLatency);
     host->GetPort(p)->SetIngressLatency(m_rxLatency);
   }
