@@ -1,7 +1,11 @@
 #include "models/mrc/ev-selector.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("EvSelector");
 
 NS_OBJECT_ENSURE_REGISTERED(EvSelector);
 
@@ -9,6 +13,7 @@ TypeId
 EvSelector::GetTypeId()
 {
   static TypeId tid = TypeId("ns3::EvSelector").SetParent<Object>();
+  NS_LOG_LOGIC("registered " << tid.GetName());
   return tid;
 }
 

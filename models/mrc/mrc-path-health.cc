@@ -2,12 +2,15 @@
 
 #include "models/mrc/mrc-queue-pair.h"
 
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("MrcPathHealth");
 
 NS_OBJECT_ENSURE_REGISTERED(MrcPathHealth);
 
@@ -44,6 +47,7 @@ MrcPathHealth::ReportLoss(MrcQueuePair* reporter, const Loss& loss)
   {
     return; // under one T0: the only link is the destination's own
   }
+  NS_LOG_FUNCTION(this << loss.port << loss.leaf << loss.spine << loss.laterDelivered);
   // The T1's down-link toward the destination T0: the same first two uSIDs.
   Broadcast(reporter, loss.port, UsidList(path.begin(), path.begin() + 2));
   if (!loss.laterDelivered)
@@ -53,11 +57,13 @@ MrcPathHealth::ReportLoss(MrcQueuePair* reporter, const Loss& loss)
   // The up-link: losses through it toward different destination T0s point at it.
   if (Corroborated(m_uplinkLosses[{ loss.port, path[0] }], loss.leaf) && !loss.uplinkAlive)
   {
+    NS_LOG_DEBUG("port " << loss.port << " up-link uSID " << path[0] << " assumed bad for the NIC's QPs");
     Broadcast(reporter, loss.port, UsidList(path.begin(), path.begin() + 1));
   }
   // The destination T0: losses toward it through different T1s point at its links.
   if (loss.leaf != kAnyLeaf && Corroborated(m_leafLosses[{ loss.port, loss.leaf }], loss.spine) && !loss.portAlive)
   {
+    NS_LOG_DEBUG("port " << loss.port << " T0 " << loss.leaf << " assumed bad for the NIC's QPs");
     Broadcast(reporter, loss.port, UsidList(), loss.leaf);
   }
 }

@@ -1,26 +1,19 @@
-// The sending half of an MRC queue pair: set-up of the EV table, spraying, SACK and NACK
-// handling. Loss detection (RACK, tail-loss probe, RTO, the send-time log) is in
-// mrc-queue-pair-loss.cc, EV health (states, backups, probes, port status, what the NIC's QPs
-// learn together) in mrc-queue-pair-health.cc, the receiving half in mrc-queue-pair-receiver.cc.
+// An MRC queue pair as a thin shell over its parts (mrc-queue-pair.h): the attributes and trace
+// sources, set-up at the first message, routing frames to the parts, NIC port status, and what
+// the NIC's QPs learn together (MrcPathHealth). The parts are in mrc-ev-table.cc, mrc-sender.cc,
+// mrc-loss-detector.cc and mrc-receiver.cc.
 #include "models/mrc/mrc-queue-pair.h"
 
 #include "models/fabric/fabric-packet.h"
-#include "models/wire/mrc-nack-header.h"
-#include "models/wire/mrc-probe-header.h"
-#include "models/wire/mrc-sack-header.h"
 #include "models/mrc/nscc-congestion-control.h"
 #include "models/mrc/round-robin-ev-selector.h"
-#include "models/wire/ipv6-usid-header.h"
-#include "models/wire/psn.h"
 #include "models/rdma/rdma-nic.h"
 #include "models/wire/roce-bth-header.h"
-#include "models/wire/roce-reth-header.h"
-#include "models/wire/roce-udp-header.h"
-#include "models/engine/splitmix.h"
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -29,6 +22,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("MrcQueuePair");
 
 NS_OBJECT_ENSURE_REGISTERED(MrcQueuePair);
 
@@ -143,18 +138,18 @@ MrcQueuePair::GetTypeId()
 MrcQueuePair::MrcQueuePair()
 {
   // The base class's first line, and the four lines after the base class, where the members
-  // NextPacket touches most are kept (listing the first eight lines measured no faster).
+  // NextPacket touches most are kept (see the layout comment in the class; listing the first
+  // eight lines measured no faster).
   m_hotLineMask = 0b111101;
 }
 
 void
 MrcQueuePair::DoDispose()
 {
-  Simulator::Cancel(m_timer);
-  Simulator::Cancel(m_probeTimer);
-  Simulator::Cancel(m_sackTimer);
-  m_selector = nullptr;
-  m_cc = nullptr;
+  m_loss.Dispose();
+  m_evTable.Dispose();
+  m_receiver.Dispose();
+  m_sender.Dispose();
   m_health = nullptr;
   m_peer = nullptr;
   RdmaQueuePair::DoDispose();
@@ -163,102 +158,21 @@ MrcQueuePair::DoDispose()
 void
 MrcQueuePair::SetUp()
 {
+  NS_LOG_FUNCTION(this << m_qpn);
   m_setUp = true;
-  ObjectFactory selector;
-  selector.SetTypeId(m_selectorType);
-  m_selector = selector.Create<EvSelector>();
-  NS_ABORT_MSG_IF(!m_selector,
-                  "MrcQueuePair: EvSelector \"" << m_selectorType.GetName() << "\" is not an ns3::EvSelector");
-  ObjectFactory cc;
-  cc.SetTypeId(m_ccType);
-  m_cc = cc.Create<MrcCongestionControl>();
-  NS_ABORT_MSG_IF(
-    !m_cc, "MrcQueuePair: CongestionControl \"" << m_ccType.GetName() << "\" is not an ns3::MrcCongestionControl");
+  m_evTable.CreateSelector(m_selectorType);
+  m_sender.CreateCongestionControl(m_ccType);
 
   const uint16_t ports = m_nic->NumPorts();
   const mrcsim::FabricRouting* routing = m_nic->GetRouting();
   NS_ABORT_MSG_IF(m_mode == Srv6 && !routing, "MrcQueuePair: SRv6 mode needs the NIC's routing (RdmaNic::SetRouting)");
   const uint32_t perPlane = std::max<uint32_t>(1, m_evCount / ports);
-  // Consecutive path indices from a per-connection offset: when a plane has more up-ports than a
-  // QP has EVs there, different connections cover different up-ports (and T1s).
-  uint64_t offsetState = (uint64_t(m_nic->GetGpu()) << 32) ^ m_remoteGpu ^ (uint64_t(m_qpn) << 20);
-  const uint64_t pathOffset = SplitMix64(offsetState) >> 16;
-  m_active.assign(ports, {});
-  m_backups.assign(ports, {});
-  for (uint16_t port = 0; port < ports; ++port)
-  {
-    // Sized once: growing them push by push leaves freed blocks behind, thousands of QPs over.
-    m_active[port].reserve(perPlane);
-    m_backups[port].reserve(m_backupsPerPlane);
-  }
-  NS_ABORT_MSG_IF(ports > 64, "MrcQueuePair: a NIC of " << ports << " ports; at most 64");
-  m_portUp = ports == 64 ? ~uint64_t(0) : (uint64_t(1) << ports) - 1;
-  m_portInflight.assign(ports, 0);
-  m_peerPlaneUp = m_portUp;
-  m_evsPerPort = perPlane + m_backupsPerPlane;
-  m_evs.reserve(size_t(ports) * m_evsPerPort);
-  std::vector<UsidList> paths; // by EV id, packed below
+  m_evTable.SetUp(perPlane, m_backupsPerPlane, m_mode == Srv6);
+  m_sender.SetUpPorts(ports);
   DataRate line(0);
   for (uint16_t port = 0; port < ports; ++port)
   {
     line = DataRate(line.GetBitRate() + m_nic->GetHost()->GetPort(port)->GetDataRate().GetBitRate());
-    const int plane = m_nic->PlaneOfPort(port);
-    for (uint32_t k = 0; k < perPlane + m_backupsPerPlane; ++k)
-    {
-      MrcEv ev;
-      ev.id = static_cast<uint16_t>(m_evs.size());
-      NS_ABORT_MSG_IF(m_evs.size() >= 0x4000, "MrcQueuePair: at most 16384 EVs (14 bits of UDP source port)");
-      paths.emplace_back();
-      if (m_mode == Srv6)
-      {
-        // Path index k: at the source T0 it picks up-port k mod (up-ports), so the EVs of a
-        // plane cover its T1s evenly.
-        auto path = routing->Path(m_nic->GetGpu(), m_remoteGpu, plane, pathOffset + k);
-        if (path.empty())
-        {
-          ev.state = EvState::Denied;
-        }
-        else
-        {
-          paths.back() = routing->Usids(path, m_remoteGpu, plane); // aborts if it does not fit
-          ev.usidCount = static_cast<uint8_t>(paths.back().size());
-        }
-      }
-      ev.active = k < perPlane && ev.state == EvState::Good;
-      if (ev.active)
-        m_active[port].push_back(ev.id);
-      else if (ev.state == EvState::Good)
-        m_backups[port].push_back(ev.id);
-      m_evs.push_back(ev);
-    }
-  }
-  // Positions where the paths differ are kept per EV (see m_evUsids); a position a path does
-  // not reach counts as uSID 0.
-  auto usidAt = [](const UsidList& p, uint32_t k) -> uint16_t { return k < p.size() ? p[k] : 0; };
-  m_usidCommon.fill(0);
-  m_usidVarMask = 0;
-  for (uint32_t k = 0; k < UsidList::kCapacity && !paths.empty(); ++k)
-  {
-    m_usidCommon[k] = usidAt(paths[0], k);
-    for (const auto& p : paths)
-    {
-      if (usidAt(p, k) != m_usidCommon[k])
-      {
-        m_usidVarMask |= uint8_t(1u << k);
-        break;
-      }
-    }
-  }
-  m_usidVarCount = static_cast<uint8_t>(__builtin_popcount(m_usidVarMask));
-  m_evUsids.clear();
-  m_evUsids.reserve(paths.size() * m_usidVarCount);
-  for (const auto& p : paths)
-  {
-    for (uint32_t k = 0; k < UsidList::kCapacity; ++k)
-    {
-      if (m_usidVarMask >> k & 1)
-        m_evUsids.push_back(usidAt(p, k));
-    }
   }
   // Base RTT of an uncongested round trip on EV 0's path: propagation and switch latency both
   // ways, and store-and-forward of a full data packet at each hop.
@@ -276,8 +190,9 @@ MrcQueuePair::SetUp()
   {
     oneWay = MicroSeconds(5);
   }
-  m_baseRtt = oneWay * 2;
-  m_srtt = m_baseRtt;
+  const Time baseRtt = oneWay * 2;
+  m_sender.SetBaseRtt(baseRtt);
+  m_loss.Start(baseRtt);
   if (m_healthScope == PerNic && m_mode == Srv6)
   {
     m_health = m_nic->GetObject<MrcPathHealth>();
@@ -288,62 +203,10 @@ MrcQueuePair::SetUp()
     }
     m_health->Register(this);
   }
-  m_cc->SetAttribute("Mtu", UintegerValue(m_nic->Mtu()));
-  m_cc->Init(m_baseRtt, line);
-  m_rto = m_rtoBase;
-}
-
-int
-MrcQueuePair::EvPlane(const MrcEv& ev) const
-{
-  return m_nic->PlaneOfPort(EvPort(ev));
-}
-
-uint32_t
-MrcQueuePair::PacketBytes(const Message& m, uint64_t seq) const
-{
-  // As BuildData: IPv6, UDP, BTH and RETH, then the payload.
-  constexpr uint32_t kHeaders =
-    Ipv6UsidHeader::kSize + RoceUdpHeader::kSize + RoceBthHeader::kSize + RoceRethHeader::kSize;
-  return kHeaders + PayloadOf(m, seq);
-}
-
-uint32_t
-MrcQueuePair::PayloadOf(const Message& m, uint64_t seq) const
-{
-  const uint64_t mtu = m_nic->Mtu();
-  return static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - (seq - m.firstSeq) * mtu));
-}
-
-void
-MrcQueuePair::AddInflight(uint16_t nicPort, uint32_t bytes, bool add)
-{
-  uint64_t& port = m_portInflight[nicPort];
-  if (add)
-  {
-    m_inflight += bytes;
-    port += bytes;
-  }
-  else
-  {
-    m_inflight -= bytes;
-    port -= bytes;
-  }
-}
-
-uint64_t
-MrcQueuePair::PortShare() const
-{
-  // The window is split evenly over the ports that can carry data: the NIC visits ports one
-  // after another, and without a share the first port visited after an ACK would take all the
-  // window that ACK opened, loading one plane and starving the others.
-  uint32_t usable = 0;
-  for (uint16_t p = 0; p < m_active.size(); ++p)
-  {
-    usable += PortUp(p) && PeerPlaneUp(p) && !m_active[p].empty();
-  }
-  const uint64_t mtu = m_nic->Mtu();
-  return std::max<uint64_t>(mtu, m_cc->GetWindow() / std::max<uint32_t>(usable, 1));
+  Ptr<MrcCongestionControl> cc = m_sender.GetCongestionControl();
+  cc->SetAttribute("Mtu", UintegerValue(m_nic->Mtu()));
+  cc->Init(baseRtt, line);
+  NS_LOG_DEBUG("QP " << m_qpn << ": base RTT " << baseRtt << ", line rate " << line);
 }
 
 uint64_t
@@ -354,17 +217,10 @@ MrcQueuePair::PostWrite(uint64_t bytes)
   {
     SetUp();
   }
-  const uint64_t mtu = m_nic->Mtu();
-  if (m_sndNxt == m_totalSeq && NothingToResend())
-  {
-    m_nic->JoinTail(this); // nothing was left to send
-  }
-  Message m{ m_nextMessageId++, bytes, m_totalSeq, (bytes + mtu - 1) / mtu, 0, Simulator::Now() };
-  m_totalSeq += m.packets;
-  m_messages.push_back(m);
-  StartProbes(); // probes pause while the QP is idle
+  const uint64_t id = m_sender.PostWrite(bytes);
+  m_evTable.StartProbes(); // probes pause while the QP is idle
   WakeAllPorts();
-  return m.id;
+  return id;
 }
 
 void
@@ -380,137 +236,14 @@ MrcQueuePair::WakeAllPorts()
   }
 }
 
-MrcQueuePair::Message&
-MrcQueuePair::MessageOf(uint64_t seq)
-{
-  // The last message starting at or before seq (messages are in sequence order).
-  uint32_t lo = 0;
-  uint32_t hi = m_messages.size();
-  while (hi - lo > 1)
-  {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    if (m_messages[mid].firstSeq <= seq)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return m_messages[lo];
-}
-
-uint64_t
-MrcQueuePair::Unwrap(uint32_t psn, uint64_t reference) const
-{
-  int64_t s = int64_t(reference) + PsnDiff(psn, static_cast<uint32_t>(reference & kPsnMask));
-  return s < 0 ? 0 : uint64_t(s);
-}
-
-FramePtr
-MrcQueuePair::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, int plane, bool ackRequest)
-{
-  const uint64_t index = seq - m.firstSeq;
-  const uint64_t mtu = m_nic->Mtu();
-  const uint32_t payload = PayloadOf(m, seq);
-  const bool first = index == 0;
-  const bool last = index + 1 == m.packets;
-  FabricPacketSpec spec;
-  spec.srcGpu = m_nic->GetGpu();
-  spec.dstGpu = m_remoteGpu;
-  spec.plane = plane;
-  spec.usids = EvUsids(ev.id);
-  spec.entropy = ev.Entropy();
-  spec.dscp = m_nic->DataDscp();
-  spec.ecn = Ipv6UsidHeader::Ect0;
-  spec.destQp = m_remoteQpn;
-  spec.psn = static_cast<uint32_t>(seq & kPsnMask);
-  spec.opcode = first && last ? RoceBthHeader::kRcWriteOnly
-                : first       ? RoceBthHeader::kRcWriteFirst
-                : last        ? RoceBthHeader::kRcWriteLast
-                              : RoceBthHeader::kRcWriteMiddle;
-  spec.ackRequest = last || ackRequest;
-  spec.payloadBytes = payload;
-  FramePtr f = MakeFrame(spec);
-  // Every packet carries its place in the message: offset and the message's length.
-  RoceRethHeader reth;
-  reth.SetVirtualAddress(index * mtu);
-  reth.SetDmaLength(static_cast<uint32_t>(m.bytes));
-  WriteInner(*f, reth);
-  return f;
-}
-
 FramePtr
 MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
 {
-  if (m_error || !m_setUp || !PortUp(port) || !PeerPlaneUp(port))
+  if (m_error || !m_setUp || !m_evTable.PortUp(port) || !m_evTable.PeerPlaneUp(port))
   {
     return nullptr;
   }
-  const uint64_t mtu = m_nic->Mtu();
-  uint64_t seq;
-  const bool room = m_inflight + mtu <= m_cc->GetWindow() && m_portInflight[port] + mtu <= PortShare();
-  // A trimmed packet waits for window room like new data (else a heavy incast recycles trims at
-  // line rate); a packet declared lost (RACK or timeout) goes at once.
-  bool resend = !NothingToResend() && (room || !DeclaredLost(*m_losses->retx.begin()).trimmed);
-  if (resend)
-  {
-    seq = *m_losses->retx.begin();
-  }
-  else if (NothingToResend() && m_sndNxt < m_totalSeq && room)
-  {
-    seq = m_sndNxt;
-  }
-  else
-  {
-    return nullptr;
-  }
-  int id = m_selector->Select(m_evs, m_active[port], port);
-  if (id < 0)
-  {
-    return nullptr;
-  }
-  MrcEv& ev = m_evs[id];
-  const int plane = m_nic->PlaneOfPort(port); // the EV's: it is one of the port's
-  // Ask for a SACK at once when this packet fills the window (or is a resend, or the last that can
-  // go now): the receiver otherwise waits for SackEvery packets that the window will not let come.
-  const bool fills = m_inflight + 2 * mtu > m_cc->GetWindow() || resend || (NothingToResend() && seq + 1 >= m_totalSeq);
-  const Message& m = MessageOf(seq);
-  FramePtr p = BuildData(m, seq, ev, plane, fills);
-  if (resend)
-  {
-    m_losses->retx.erase(m_losses->retx.begin());
-    ++m_retransmissions;
-  }
-  else
-  {
-    m_tx.emplace_back();
-    ++m_sndNxt;
-  }
-  SetSentAt(seq, Simulator::Now()); // a store only: the new slot is usually out of the caches
-  TxState& t = Tx(seq);
-  t.ev = ev.id;
-  t.lost = false;
-  Again* again = nullptr;
-  if (resend)
-  {
-    again = &DeclaredLost(seq);
-    again->trimmed = false;
-    again->resent = true;
-    ++again->sends;
-  }
-  const uint32_t bytes = PacketBytes(m, seq);
-  NS_ABORT_MSG_IF(bytes != p->Size(), "MrcQueuePair: PacketBytes " << bytes << " for a packet of " << p->Size());
-  AddInflight(port, bytes, true);
-  if (resend)
-  {
-    m_resends.push_back(ResendRecord{ seq, m_sndNxt, again->sends });
-  }
-  ++m_packetsSent;
-  m_lastProgress = Simulator::Now();
-  m_dataSentTrace(m_qpn, static_cast<uint32_t>(seq & kPsnMask), ev.id, plane, resend);
-  if (!m_timer.IsRunning())
-  {
-    ArmTimer();
-  }
-  return p;
+  return m_sender.NextPacket(port);
 }
 
 void
@@ -518,167 +251,131 @@ MrcQueuePair::Receive(const RdmaRxInfo& info)
 {
   const uint8_t op = info.frame.opcode;
   if (op == kOpSack)
-    HandleSack(info);
+    m_sender.HandleSack(info);
   else if (op == kOpNack)
-    HandleNack(info);
+    m_sender.HandleNack(info);
   else if (op == kOpProbe)
-    HandleProbe(info);
+    m_evTable.HandleProbe(info);
   else if (RoceBthHeader::IsRdmaWrite(op))
-    HandleData(info);
+    m_receiver.HandleData(info);
 }
 
-// ---- sender -----------------------------------------------------------------------------------
+// ---- port status ------------------------------------------------------------------------------
 
 void
-MrcQueuePair::Ack(uint64_t seq, uint64_t& newlyAcked)
+MrcQueuePair::PortStateChanged(uint16_t port, bool up)
 {
-  if (!Tracked(seq))
+  if (!m_setUp)
   {
     return;
   }
-  TxState& t = Tx(seq);
-  if (t.acked)
+  NS_LOG_FUNCTION(this << m_qpn << port << up);
+  // Locally at once: the plane's EVs are denied (or restored); peers learn it later.
+  m_evTable.SetPortUp(port, up);
+  if (!up)
   {
-    return;
+    // What was in flight on that port is lost: resend it elsewhere now.
+    m_loss.ResendInFlightOnPort(port);
+    WakeAllPorts();
   }
-  t.acked = true;
-  Message& m = MessageOf(seq);
-  const uint32_t bytes = PacketBytes(m, seq);
-  if (t.lost)
+  if (m_peer)
   {
-    m_losses->retx.erase(seq); // it arrived after all
+    // An event of the peer's node: in a parallel run it may be in another partition.
+    Simulator::ScheduleWithContext(
+      m_peer->NodeId(), m_portStatusDelay, &MrcQueuePair::PeerPortStateChanged, m_peer, m_nic->PlaneOfPort(port), up);
   }
-  else
-  {
-    AddInflight(TxPort(t), bytes, false);
-  }
-  newlyAcked += bytes;
-  ++m.acked;
 }
 
 void
-MrcQueuePair::HandleSack(const RdmaRxInfo& info)
+MrcQueuePair::PeerPortStateChanged(int plane, bool up)
 {
-  MrcSackHeader sack;
-  ReadInner(info.frame, sack);
-  const Time now = Simulator::Now();
-  const uint64_t ackedSeq = Unwrap(sack.GetAckedPsn(), m_base);
-  Time rtt;
-  Time ackedSentAt;
-  bool fresh = false;
-  if (Tracked(ackedSeq))
-  {
-    ackedSentAt = SentAt(ackedSeq);
-    fresh = !Resent(ackedSeq);
-    rtt = now - ackedSentAt;
-  }
-  uint64_t newly = 0;
-  // All below `cum` acknowledged (unwrapped from cumulative PSN + 1, which is 0 when the
-  // receiver has nothing in order yet).
-  const uint64_t cum = Unwrap((sack.GetCumulativeAckPsn() + 1) & kPsnMask, m_base);
-  for (uint64_t s = m_base; s < std::min(cum, m_sndNxt); ++s)
-  {
-    Ack(s, newly);
-  }
-  const uint64_t bitmapBase = cum - 1 + sack.GetSackBaseOffset();
-  uint64_t bits = sack.GetBitmap();
-  for (uint32_t i = 0; bits; ++i, bits >>= 1)
-  {
-    if (bits & 1)
-    {
-      Ack(bitmapBase + i, newly);
-    }
-  }
-  Ack(ackedSeq, newly);
-
-  const uint16_t evId = sack.GetEchoedEv();
-  if (evId < m_evs.size())
-  {
-    MrcEv& ev = m_evs[evId];
-    if (sack.GetEcnEcho())
-    {
-      if (ev.state == EvState::Good)
-        SetState(ev, EvState::Skip);
-      m_selector->OnFeedback(ev, EvFeedback::Ecn);
-    }
-    else
-    {
-      m_selector->OnFeedback(ev, EvFeedback::Acked);
-    }
-  }
-  if (newly > 0)
-  {
-    m_cc->OnAck(newly, fresh ? rtt : m_baseRtt, sack.GetEcnEcho());
-    m_rto = m_rtoBase;
-    m_lastProgress = now;
-    if (fresh)
-    {
-      SampleRtt(rtt);
-    }
-  }
-  // Loss without trim: what is still outstanding although it was sent a reordering window
-  // before a packet now acknowledged (RACK). Sends are in time order, so only the front counts.
-  if (!ackedSentAt.IsZero())
-  {
-    while (!m_error && PruneSendOrder() && SentAt(FrontSeq()) + m_reorderWindow < ackedSentAt)
-    {
-      const uint64_t s = FrontSeq();
-      PopFront();
-      DeclareLost(s, true);
-    }
-  }
-  while (!m_tx.empty() && m_tx.front().acked)
-  {
-    if (m_losses && !m_losses->again.empty())
-    {
-      m_losses->again.erase(m_base); // kept until here: a late SACK may still name it (Resent)
-    }
-    ForgetFarSend(m_base);
-    m_tx.pop_front();
-    ++m_base;
-  }
-  if (m_tx.empty())
-  {
-    Simulator::Cancel(m_timer); // nothing outstanding: no deadline to watch
-  }
-  while (!m_messages.empty() && m_messages.front().acked == m_messages.front().packets)
-  {
-    const Message& m = m_messages.front();
-    m_sendComplete(m_qpn, m.id, m.bytes, m.posted);
-    m_messages.pop_front();
-  }
-  if (m_error)
+  if (!m_setUp)
   {
     return;
   }
+  NS_LOG_FUNCTION(this << m_qpn << plane << up);
+  m_evTable.SetPeerPlaneUp(plane, up);
   WakeAllPorts();
 }
 
+// ---- what the NIC's QPs learn together (MrcPathHealth) -----------------------------------------
+
 void
-MrcQueuePair::HandleNack(const RdmaRxInfo& info)
+MrcQueuePair::ReportPathLoss(uint64_t seq, bool laterDelivered)
 {
-  MrcNackHeader nack;
-  ReadInner(info.frame, nack);
-  ++m_nacksReceived;
-  const uint64_t seq = Unwrap(nack.GetPsn(), m_base);
-  const uint16_t evId = nack.GetEchoedEv();
-  if (evId < m_evs.size())
+  if (m_health)
   {
-    MrcEv& ev = m_evs[evId];
-    if (ev.state == EvState::Good)
-      SetState(ev, EvState::Skip);
-    m_selector->OnFeedback(ev, EvFeedback::Trim);
+    const MrcTxState& t = m_sender.Tx(seq);
+    const uint16_t port = m_evTable.PortOfEv(t.ev);
+    const UsidList path = m_evTable.EvUsids(t.ev);
+    MrcPathHealth::Loss loss{ port, path, RemoteLeaf(PlaneOfPort(port)), FirstSwitchAfterLeaf(port, path) };
+    loss.laterDelivered = laterDelivered;
+    AckedSince(seq, loss);
+    m_health->ReportLoss(this, loss);
   }
-  if (Tracked(seq) && !Tx(seq).acked && !Tx(seq).lost)
+}
+
+uint32_t
+MrcQueuePair::MarkPathsAssumedBad(uint16_t port, const UsidList& prefix)
+{
+  if (!m_setUp || port >= m_evTable.NumPorts())
   {
-    TxState& t = Tx(seq);
-    t.lost = true;
-    AgainOf(seq).trimmed = true;
-    AddInflight(TxPort(t), PacketBytes(seq), false);
-    m_losses->retx.insert(seq); // resent as soon as the window allows: no timeout
-    m_cc->OnTrim();
-    WakeAllPorts();
+    return 0;
   }
+  return m_evTable.MarkPathsAssumedBad(port, prefix);
+}
+
+void
+MrcQueuePair::AckedSince(uint64_t seq, MrcPathHealth::Loss& loss) const
+{
+  // Rare (once per loss): a pass over the TX ring, which holds every send not yet acknowledged
+  // in order.
+  const Time lostAt = m_loss.SentAt(seq);
+  for (uint64_t s = m_sender.Base(); s < m_sender.SndNxt() && !(loss.portAlive && loss.uplinkAlive); ++s)
+  {
+    const MrcTxState& t = m_sender.Tx(s);
+    if (s == seq || !t.acked || m_evTable.PortOfEv(t.ev) != loss.port || m_loss.SentAt(s) <= lostAt)
+    {
+      continue;
+    }
+    loss.portAlive = true;
+    loss.uplinkAlive = loss.uplinkAlive || (!loss.path.empty() && m_evTable.EvUsids(t.ev)[0] == loss.path[0]);
+  }
+}
+
+uint32_t
+MrcQueuePair::FirstSwitchAfterLeaf(uint16_t port, const UsidList& path) const
+{
+  // A uSID names the egress port of its hop plus one (0 ends the carrier).
+  const mrcsim::Fabric& fabric = m_nic->GetRouting()->GetFabric();
+  const mrcsim::VertexId leaf = fabric.Peer(fabric.Gpu(m_nic->GetGpu()), port).node;
+  if (path.empty() || path[0] == 0 || path[0] > fabric.Degree(leaf))
+  {
+    return UINT32_MAX;
+  }
+  return static_cast<uint32_t>(fabric.Peer(leaf, static_cast<uint16_t>(path[0] - 1)).node);
+}
+
+int
+MrcQueuePair::PlaneOfPort(uint16_t port) const
+{
+  return m_nic->PlaneOfPort(port);
+}
+
+uint32_t
+MrcQueuePair::RemoteLeaf(int plane) const
+{
+  const mrcsim::Fabric& fabric = m_nic->GetRouting()->GetFabric();
+  const mrcsim::VertexId gpu = fabric.Gpu(m_remoteGpu);
+  for (uint16_t p = 0; p < fabric.Degree(gpu); ++p)
+  {
+    const mrcsim::VertexId leaf = fabric.Peer(gpu, p).node;
+    if (fabric.Node(leaf).plane == plane)
+    {
+      return static_cast<uint32_t>(leaf);
+    }
+  }
+  return UINT32_MAX;
 }
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 #include "models/mrc/nscc-congestion-control.h"
 
 #include "ns3/double.h"
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -8,6 +9,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("NsccCongestionControl");
 
 NS_OBJECT_ENSURE_REGISTERED(NsccCongestionControl);
 
@@ -74,6 +77,7 @@ NsccCongestionControl::Init(Time baseRtt, DataRate lineRate)
   m_baseRtt = baseRtt;
   m_bdp = static_cast<uint64_t>(baseRtt.GetSeconds() * lineRate.GetBitRate() / 8);
   Set(m_initialWindowBdp * m_bdp);
+  NS_LOG_DEBUG("base RTT " << baseRtt << ", BDP " << m_bdp << " bytes, window " << m_window.Get());
 }
 
 void
@@ -141,6 +145,7 @@ NsccCongestionControl::OnTrim()
   if (m_trimDecrease > 0 && (!m_decreasedOnce || now - m_lastDecrease >= m_baseRtt))
   {
     Set(double(m_window.Get()) * (1 - m_trimDecrease));
+    NS_LOG_LOGIC("trim: window cut to " << m_window.Get());
     m_lastDecrease = now;
     m_decreasedOnce = true;
   }
@@ -169,6 +174,7 @@ NsccCongestionControl::QuickAdapt()
   if (achieved > 0 && achieved < m_window.Get())
   {
     Set(double(achieved));
+    NS_LOG_LOGIC("quick adapt: window " << m_window.Get());
     m_lastQuickAdapt = now;
     m_adaptedOnce = true;
   }

@@ -1,11 +1,14 @@
 #include "models/mrc/penalty-ev-selector.h"
 
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 
 #include <cmath>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("PenaltyEvSelector");
 
 NS_OBJECT_ENSURE_REGISTERED(PenaltyEvSelector);
 
@@ -47,6 +50,7 @@ PenaltyEvSelector::OnFeedback(MrcEv& ev, EvFeedback feedback)
     return;
   }
   const double value = Current(ev) + add;
+  NS_LOG_LOGIC("EV " << ev.id << " penalty " << value);
   if (ev.id >= m_penalty.size())
   {
     m_penalty.resize(ev.id + 1);
@@ -94,6 +98,10 @@ PenaltyEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& 
   if (best >= 0)
   {
     m_next[plane] = (bestK + 1) % n;
+  }
+  else
+  {
+    NS_LOG_LOGIC("no GOOD EV among " << n << " on " << plane);
   }
   return best;
 }

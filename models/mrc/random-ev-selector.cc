@@ -2,10 +2,13 @@
 
 #include "models/engine/splitmix.h"
 
+#include "ns3/log.h"
 #include "ns3/rng-seed-manager.h"
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("RandomEvSelector");
 
 NS_OBJECT_ENSURE_REGISTERED(RandomEvSelector);
 
@@ -50,6 +53,7 @@ RandomEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& c
       return c;
     }
   }
+  NS_LOG_LOGIC("no GOOD EV among " << n << " on " << plane);
   return -1;
 }
 

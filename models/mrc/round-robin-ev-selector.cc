@@ -1,7 +1,11 @@
 #include "models/mrc/round-robin-ev-selector.h"
 
+#include "ns3/log.h"
+
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("RoundRobinEvSelector");
 
 NS_OBJECT_ENSURE_REGISTERED(RoundRobinEvSelector);
 
@@ -37,6 +41,7 @@ RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t
       return candidates[k];
     }
   }
+  NS_LOG_LOGIC("no GOOD EV among " << n << " on " << plane);
   return -1;
 }
 

@@ -2,6 +2,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -10,6 +11,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("DcqcnRateControl");
 
 NS_OBJECT_ENSURE_REGISTERED(DcqcnRateControl);
 
@@ -112,6 +115,7 @@ DcqcnRateControl::Start(DataRate lineRate)
                   "DcqcnRateControl: line rate " << lineRate << " is below MinRate " << m_minRate);
   NS_ABORT_MSG_IF(!m_alphaPeriod.IsStrictlyPositive() || !m_ratePeriod.IsStrictlyPositive(),
                   "DcqcnRateControl: AlphaUpdatePeriod and RateIncreasePeriod must be > 0");
+  NS_LOG_FUNCTION(this << lineRate);
   Stop();
   m_running = true;
   m_lineRate = lineRate.GetBitRate();
@@ -152,6 +156,7 @@ DcqcnRateControl::OnCnp()
   Time now = Simulator::Now();
   if (m_cutDone && m_cutInterval.IsStrictlyPositive() && now < m_lastCut + m_cutInterval)
   {
+    NS_LOG_LOGIC("CNP coalesced into the cut at " << m_lastCut + m_cutInterval);
     m_cutEvent = Simulator::Schedule(m_lastCut + m_cutInterval - now, &DcqcnRateControl::OnDeferredCut, this);
     return;
   }
@@ -176,6 +181,7 @@ DcqcnRateControl::Cut()
   m_bytes = 0;
   m_cutDone = true;
   m_lastCut = Simulator::Now();
+  NS_LOG_DEBUG("rate cut to " << m_rate << " bit/s, alpha " << m_alpha);
   // Both timers restart from the CNP: "no CNP for K" and "T since the cut" are measured from here.
   Arm(m_alphaEvent, m_alphaDeadline, m_alphaPeriod, &DcqcnRateControl::OnAlphaTimer);
   Arm(m_rateEvent, m_rateDeadline, m_ratePeriod, &DcqcnRateControl::OnRateTimer);

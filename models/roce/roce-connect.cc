@@ -1,13 +1,17 @@
 #include "models/roce/roce-connect.h"
 
+#include "ns3/log.h"
 #include "ns3/uinteger.h"
 
 namespace ns3
 {
 
+NS_LOG_COMPONENT_DEFINE("RoceConnect");
+
 std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>>
 ConnectRoce(FabricNetwork& net, uint32_t a, uint32_t b, uint16_t port, uint16_t entropy)
 {
+  NS_LOG_FUNCTION(a << b << port << entropy);
   GetOrCreateNic(net, a); // NICs before QPs, as objects are numbered in creation order
   GetOrCreateNic(net, b);
   Ptr<RoceQueuePair> x = CreateObject<RoceQueuePair>();

@@ -6,21 +6,26 @@
 // (receiver CNPs at most once per CnpInterval, DcqcnRateControl at the sender). PFC is the
 // fabric's (PortQueueConfig). Leaves out: RNR NAKs, read/atomic verbs, PSN wrap beyond 2^23 in
 // flight, and the NIC's packet-processing pipeline latency.
+// The QP is thin: its halves, held by value, are the requester (RoceRequester: segmentation,
+// go-back-N, the timer, DCQCN's rate) and the responder (RoceResponder: in-order placement, ACK
+// and NAK, CNP); the QP holds the configuration and the trace sources and routes frames to them.
 #ifndef MRCSIM_MODELS_ROCE_QUEUE_PAIR_H
 #define MRCSIM_MODELS_ROCE_QUEUE_PAIR_H
 
-#include "models/roce/dcqcn-rate-control.h"
 #include "models/rdma/rdma-queue-pair.h"
+#include "models/roce/dcqcn-rate-control.h"
+#include "models/roce/roce-requester.h"
+#include "models/roce/roce-responder.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 
-#include <deque>
+#include <string>
 
 namespace ns3
 {
 
-/// \brief RoCEv2 RC queue pair (sender and receiver halves of one QP).
+/// \brief RoCEv2 RC queue pair: requester and responder halves of one QP, as parts.
 class RoceQueuePair : public RdmaQueuePair
 {
 public:
@@ -33,17 +38,20 @@ public:
   void Receive(const RdmaRxInfo& info) override;
 
   uint16_t GetPort() const { return m_port; }
-  RdmaQpCounters Counters() const override { return { m_packetsSent, m_retransmissions, m_timeouts, 0 }; }
-  uint64_t PacketsSent() const { return m_packetsSent; }
-  uint64_t Retransmissions() const { return m_retransmissions; }
-  uint64_t Timeouts() const { return m_timeouts; }
-  uint64_t NaksSent() const { return m_naksSent; }
-  uint64_t CnpsSent() const { return m_cnpsSent; }
-  uint64_t CnpsReceived() const { return m_cnpsReceived; }
-  uint64_t OutOfOrderDrops() const { return m_outOfOrder; }
+  RdmaQpCounters Counters() const override
+  {
+    return { m_requester.PacketsSent(), m_requester.Retransmissions(), m_requester.Timeouts(), 0 };
+  }
+  uint64_t PacketsSent() const { return m_requester.PacketsSent(); }
+  uint64_t Retransmissions() const { return m_requester.Retransmissions(); }
+  uint64_t Timeouts() const { return m_requester.Timeouts(); }
+  uint64_t NaksSent() const { return m_responder.NaksSent(); }
+  uint64_t CnpsSent() const { return m_responder.CnpsSent(); }
+  uint64_t CnpsReceived() const { return m_requester.CnpsReceived(); }
+  uint64_t OutOfOrderDrops() const { return m_responder.OutOfOrderDrops(); }
   /// \brief Current sending rate (the port rate without DCQCN).
-  DataRate GetRate() const;
-  Ptr<DcqcnRateControl> GetRateControl() const { return m_dcqcn; }
+  DataRate GetRate() const { return m_requester.GetRate(); }
+  Ptr<DcqcnRateControl> GetRateControl() const { return m_requester.GetRateControl(); }
 
   typedef void (*StallTracedCallback)(uint32_t qpn, Time lost);
   typedef void (*RewindTracedCallback)(uint32_t qpn, uint32_t fromPsn, uint64_t packets, bool timeout);
@@ -52,26 +60,33 @@ protected:
   void DoDispose() override;
 
 private:
-  struct Message
-  {
-    uint64_t id;
-    uint64_t bytes;
-    uint64_t firstSeq; ///< sequence number (unwrapped PSN) of its first packet
-    uint64_t packets;
-    Time posted;
-  };
+  // The halves reach the NIC, the configuration and the trace sources through the private
+  // services below (and the base class's ControlSpec and ScheduleTimer); neither reads the
+  // other's members.
+  friend class RoceRequester;
+  friend class RoceResponder;
 
-  const Message& MessageOf(uint64_t seq) const;
-  FramePtr BuildData(uint64_t seq);
-  void SendAck(uint64_t cumulativeSeq, bool nak, uint16_t entropy);
-  void SendCnp();
-  void HandleAck(const RdmaRxInfo& info);
-  void HandleData(const RdmaRxInfo& info);
-  void Rewind(uint64_t toSeq, bool timeout);
-  void ArmTimer();
-  void OnTimer();
+  // ---- services for the halves
+  RdmaNic& Nic() const { return *m_nic; }
   int Plane() const;
+  uint16_t Entropy() const { return m_entropy; }
+  uint32_t AckInterval() const { return m_ackInterval; }
+  Time RtoBase() const { return m_rtoBase; }
+  uint32_t RetryLimit() const { return m_retryLimit; }
+  Time CnpInterval() const { return m_cnpInterval; }
+  bool DcqcnEnabled() const { return m_dcqcnEnabled; }
+  /// \brief Marks the QP failed (retry limit).
+  void FailQp(const std::string& cause) { Fail(cause); }
+  /// \brief Every byte of message `id` was acknowledged.
+  void SendComplete(uint64_t id, uint64_t bytes, Time posted) { m_sendComplete(m_qpn, id, bytes, posted); }
+  /// \brief Every byte of the message `id` received was placed.
+  void RecvComplete(uint64_t id, uint64_t bytes, Time start) { m_recvComplete(m_qpn, id, bytes, start); }
+  void TraceStall(Time lost) { m_stallTrace(m_qpn, lost); }
+  void TraceRewind(uint32_t fromPsn, uint64_t packets, bool timeout) { m_rewindTrace(m_qpn, fromPsn, packets, timeout); }
 
+  // Layout: the configuration NextPacket reads (port, entropy) and the requester's state come
+  // right after the base class, in the lines the constructor's HotLineMask names (the base
+  // class's first line, lines 2 to 5); the responder follows.
   // configuration
   uint16_t m_port;
   uint16_t m_entropy;
@@ -81,40 +96,8 @@ private:
   Time m_cnpInterval;
   bool m_dcqcnEnabled;
 
-  // sender
-  std::deque<Message> m_messages; ///< posted, not yet fully acknowledged
-  uint64_t m_nextMessageId = 0;
-  uint64_t m_totalSeq = 0; ///< sequence numbers handed out so far
-  uint64_t m_sndUna = 0;   ///< oldest unacknowledged
-  uint64_t m_sndNxt = 0;   ///< next to send
-  uint64_t m_highestSent = 0;
-  Time m_nextSendTime;
-  Ptr<DcqcnRateControl> m_dcqcn;
-  EventId m_timer;
-  Time m_deadline;
-  Time m_rto;
-  uint32_t m_retries = 0;
-  Time m_lastProgress;
-  bool m_stalled = false;
-
-  // receiver
-  uint64_t m_expected = 0;   ///< next in-order sequence number
-  bool m_nakPending = false; ///< a NAK was sent for the current gap
-  uint32_t m_unacked = 0;    ///< in-order packets since the last ACK
-  uint64_t m_rxMessageId = 0;
-  uint64_t m_rxMessageBytes = 0;
-  Time m_rxMessageStart;
-  Time m_lastCnp;
-  bool m_cnpSentOnce = false;
-
-  // counters
-  uint64_t m_packetsSent = 0;
-  uint64_t m_retransmissions = 0;
-  uint64_t m_timeouts = 0;
-  uint64_t m_naksSent = 0;
-  uint64_t m_cnpsSent = 0;
-  uint64_t m_cnpsReceived = 0;
-  uint64_t m_outOfOrder = 0;
+  RoceRequester m_requester{ *this };
+  RoceResponder m_responder{ *this };
 
   TracedCallback<uint32_t, Time> m_stallTrace;
   TracedCallback<uint32_t, uint32_t, uint64_t, bool> m_rewindTrace;

@@ -493,3 +493,17 @@ TEST_CASE("mrc: the penalty selector passes over EVs with recent bad feedback", 
   CHECK(picked.count(1) == 0);
   CHECK(picked.count(2) == 0);
 }
+
+TEST_CASE("mrc: one codec maps EVs to UDP source ports and back", "[mrc]")
+{
+  for (uint16_t ev : { 0, 1, 127, 0x1234, 0x3FFF })
+  {
+    const uint16_t port = EvEntropy::Encode(ev);
+    CHECK(port == (0xC000 | ev));
+    CHECK(EvEntropy::Decode(port) == ev);
+    MrcEv e;
+    e.id = ev;
+    CHECK(e.Entropy() == port);
+  }
+  CHECK(EvEntropy::Encode(0) == EvEntropy::kBase);
+}

@@ -1,20 +1,23 @@
-// The receiving half of an MRC queue pair: placement in any order, message completions in
-// order, SACKs (cumulative PSN, 64-bit bitmap, echoed EV, ECN echo) and trim NACKs. The sending
-// half is in mrc-queue-pair.cc, EV health in mrc-queue-pair-health.cc.
+#include "models/mrc/mrc-receiver.h"
+
 #include "models/fabric/fabric-packet.h"
-#include "models/wire/mrc-nack-header.h"
+#include "models/mrc/mrc-ev.h"
+#include "models/mrc/mrc-psn.h"
 #include "models/mrc/mrc-queue-pair.h"
-#include "models/wire/mrc-sack-header.h"
-#include "models/wire/psn.h"
 #include "models/rdma/rdma-nic.h"
+#include "models/wire/mrc-nack-header.h"
+#include "models/wire/mrc-sack-header.h"
 #include "models/wire/roce-reth-header.h"
 
+#include "ns3/log.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("MrcReceiver");
 
 namespace
 {
@@ -24,7 +27,7 @@ constexpr uint64_t kInitialRing = 256; ///< packets (a multiple of 128: see Rece
 } // namespace
 
 bool
-MrcQueuePair::Received(uint64_t seq) const
+MrcReceiver::Received(uint64_t seq) const
 {
   const uint64_t bits = 64 * m_received.size();
   if (seq - m_cum >= bits)
@@ -36,7 +39,7 @@ MrcQueuePair::Received(uint64_t seq) const
 }
 
 void
-MrcQueuePair::SetReceived(uint64_t seq, bool received)
+MrcReceiver::SetReceived(uint64_t seq, bool received)
 {
   const uint64_t i = seq & (64 * m_received.size() - 1);
   const uint64_t bit = uint64_t(1) << (i % 64);
@@ -44,7 +47,7 @@ MrcQueuePair::SetReceived(uint64_t seq, bool received)
 }
 
 uint64_t
-MrcQueuePair::ReceivedAboveCum() const
+MrcReceiver::ReceivedAboveCum() const
 {
   if (m_received.empty())
   {
@@ -59,7 +62,7 @@ MrcQueuePair::ReceivedAboveCum() const
 }
 
 void
-MrcQueuePair::GrowReceiveRing(uint64_t seq)
+MrcReceiver::GrowReceiveRing(uint64_t seq)
 {
   // A ring of power-of-two size over [m_cum, m_cum + size): small for most QPs, doubled when a
   // packet arrives further ahead (a QP's window decides how far).
@@ -86,19 +89,20 @@ MrcQueuePair::GrowReceiveRing(uint64_t seq)
 }
 
 void
-MrcQueuePair::HandleData(const RdmaRxInfo& info)
+MrcReceiver::HandleData(const RdmaRxInfo& info)
 {
   const FabricFrame& f = info.frame;
-  const uint16_t ev = f.srcPort & 0x3FFF;
-  if (f.Dscp() == m_trimmedDscp)
+  const uint16_t ev = EvEntropy::Decode(f.srcPort);
+  if (f.Dscp() == m_qp.TrimmedDscp())
   {
     // Only the headers arrived: ask for it again now, and acknowledge what is held for
     // coalescing, so that the sender's window is not held by packets already here.
+    NS_LOG_LOGIC("QP " << m_qp.GetQpn() << ": PSN " << f.psn << " trimmed on EV " << ev << ", NACK");
     FlushSack();
     SendNack(f.psn, ev, info.port);
     return;
   }
-  const uint64_t seq = Unwrap(f.psn, m_cum);
+  const uint64_t seq = MrcUnwrapPsn(f.psn, m_cum);
   const bool ecn = f.Ecn() == Ipv6UsidHeader::Ce;
   if (seq >= m_cum && seq < m_cum + kReceiveWindow)
   {
@@ -111,7 +115,7 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info)
   }
   RoceRethHeader reth;
   ReadInner(f, reth);
-  const uint64_t mtu = m_nic->Mtu();
+  const uint64_t mtu = m_qp.Nic().Mtu();
   const uint64_t firstSeq = seq - reth.GetVirtualAddress() / mtu;
   if (!m_rxMessages)
   {
@@ -139,12 +143,12 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info)
          messages.begin()->second.received == messages.begin()->second.packets)
   {
     const RxMessage& done = messages.begin()->second;
-    m_recvComplete(m_qpn, m_rxMessageId++, done.bytes, done.firstArrival);
+    m_qp.RecvComplete(m_rxMessageId++, done.bytes, done.firstArrival);
     m_nextRxMessage += done.packets;
     messages.erase(messages.begin());
     ended = true;
   }
-  if (ecn || !inOrder || ended || f.ackRequest || ++m_sinceSack >= m_sackEvery)
+  if (ecn || !inOrder || ended || f.ackRequest || ++m_sinceSack >= m_qp.SackEvery())
   {
     SendSack(seq, ev, ecn, info.port);
     return;
@@ -155,12 +159,18 @@ MrcQueuePair::HandleData(const RdmaRxInfo& info)
   if (!m_sackTimerArmed)
   {
     m_sackTimerArmed = true; // a flag, not IsRunning(): that asks the simulator, per packet
-    m_sackTimer = ScheduleTimer(m_sackDelay, &MrcQueuePair::OnSackTimer, this);
+    m_sackTimer = m_qp.ScheduleTimer(m_qp.SackDelay(), &MrcReceiver::OnSackTimer, this);
   }
 }
 
 void
-MrcQueuePair::FlushSack()
+MrcReceiver::Dispose()
+{
+  Simulator::Cancel(m_sackTimer);
+}
+
+void
+MrcReceiver::FlushSack()
 {
   if (m_sinceSack > 0)
   {
@@ -169,7 +179,7 @@ MrcQueuePair::FlushSack()
 }
 
 void
-MrcQueuePair::OnSackTimer()
+MrcReceiver::OnSackTimer()
 {
   // Armed by the first packet held after a SACK: what is still held has waited at most SackDelay.
   m_sackTimerArmed = false;
@@ -177,7 +187,7 @@ MrcQueuePair::OnSackTimer()
 }
 
 void
-MrcQueuePair::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
+MrcReceiver::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
 {
   m_sinceSack = 0;
   ++m_sacksSent;
@@ -189,21 +199,23 @@ MrcQueuePair::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
   sack.SetEchoedEv(ev);
   sack.SetEcnEcho(ecn);
   sack.SetTimestampEcho(static_cast<uint32_t>(Simulator::Now().GetNanoSeconds()));
-  FabricPacketSpec spec = ControlSpec(kOpSack, m_nic->PlaneOfPort(port), static_cast<uint16_t>(0xC000 | ev));
+  FabricPacketSpec spec =
+    m_qp.ControlSpec(MrcQueuePair::kOpSack, m_qp.Nic().PlaneOfPort(port), EvEntropy::Encode(ev));
   spec.psn = static_cast<uint32_t>(seq & kPsnMask);
-  m_nic->SendControl(MakeControlFrame(spec, sack), port);
+  m_qp.Nic().SendControl(MakeControlFrame(spec, sack), port);
 }
 
 void
-MrcQueuePair::SendNack(uint32_t psn, uint16_t ev, uint16_t port)
+MrcReceiver::SendNack(uint32_t psn, uint16_t ev, uint16_t port)
 {
   MrcNackHeader nack;
   nack.SetPsn(psn);
   nack.SetReason(MrcNackHeader::Trimmed);
   nack.SetEchoedEv(ev);
-  FabricPacketSpec spec = ControlSpec(kOpNack, m_nic->PlaneOfPort(port), static_cast<uint16_t>(0xC000 | ev));
+  FabricPacketSpec spec =
+    m_qp.ControlSpec(MrcQueuePair::kOpNack, m_qp.Nic().PlaneOfPort(port), EvEntropy::Encode(ev));
   spec.psn = psn;
-  m_nic->SendControl(MakeControlFrame(spec, nack), port);
+  m_qp.Nic().SendControl(MakeControlFrame(spec, nack), port);
 }
 
 } // namespace ns3

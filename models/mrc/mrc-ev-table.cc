@@ -1,0 +1,369 @@
+#include "models/mrc/mrc-ev-table.h"
+
+#include "models/engine/splitmix.h"
+#include "models/fabric/fabric-packet.h"
+#include "models/mrc/mrc-queue-pair.h"
+#include "models/rdma/rdma-nic.h"
+#include "models/wire/mrc-probe-header.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/object-factory.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MrcEvTable");
+
+void
+MrcEvTable::CreateSelector(TypeId type)
+{
+  ObjectFactory selector;
+  selector.SetTypeId(type);
+  m_selector = selector.Create<EvSelector>();
+  NS_ABORT_MSG_IF(!m_selector, "MrcQueuePair: EvSelector \"" << type.GetName() << "\" is not an ns3::EvSelector");
+}
+
+void
+MrcEvTable::SetUp(uint32_t perPlane, uint32_t backups, bool srv6)
+{
+  RdmaNic& nic = m_qp.Nic();
+  const uint16_t ports = nic.NumPorts();
+  const mrcsim::FabricRouting* routing = nic.GetRouting();
+  const uint32_t remoteGpu = m_qp.GetRemoteGpu();
+  // Consecutive path indices from a per-connection offset: when a plane has more up-ports than a
+  // QP has EVs there, different connections cover different up-ports (and T1s).
+  uint64_t offsetState = (uint64_t(nic.GetGpu()) << 32) ^ remoteGpu ^ (uint64_t(m_qp.GetQpn()) << 20);
+  const uint64_t pathOffset = SplitMix64(offsetState) >> 16;
+  m_active.assign(ports, {});
+  m_backups.assign(ports, {});
+  for (uint16_t port = 0; port < ports; ++port)
+  {
+    // Sized once: growing them push by push leaves freed blocks behind, thousands of QPs over.
+    m_active[port].reserve(perPlane);
+    m_backups[port].reserve(backups);
+  }
+  NS_ABORT_MSG_IF(ports > 64, "MrcQueuePair: a NIC of " << ports << " ports; at most 64");
+  m_portUp = ports == 64 ? ~uint64_t(0) : (uint64_t(1) << ports) - 1;
+  m_peerPlaneUp = m_portUp;
+  m_evsPerPort = perPlane + backups;
+  m_evs.reserve(size_t(ports) * m_evsPerPort);
+  std::vector<UsidList> paths; // by EV id, packed below
+  for (uint16_t port = 0; port < ports; ++port)
+  {
+    const int plane = nic.PlaneOfPort(port);
+    for (uint32_t k = 0; k < perPlane + backups; ++k)
+    {
+      MrcEv ev;
+      ev.id = static_cast<uint16_t>(m_evs.size());
+      NS_ABORT_MSG_IF(m_evs.size() > EvEntropy::kEvMask,
+                      "MrcQueuePair: at most 16384 EVs (14 bits of UDP source port)");
+      paths.emplace_back();
+      if (srv6)
+      {
+        // Path index k: at the source T0 it picks up-port k mod (up-ports), so the EVs of a
+        // plane cover its T1s evenly.
+        auto path = routing->Path(nic.GetGpu(), remoteGpu, plane, pathOffset + k);
+        if (path.empty())
+        {
+          ev.state = EvState::Denied;
+        }
+        else
+        {
+          paths.back() = routing->Usids(path, remoteGpu, plane); // aborts if it does not fit
+          ev.usidCount = static_cast<uint8_t>(paths.back().size());
+        }
+      }
+      ev.active = k < perPlane && ev.state == EvState::Good;
+      if (ev.active)
+        m_active[port].push_back(ev.id);
+      else if (ev.state == EvState::Good)
+        m_backups[port].push_back(ev.id);
+      m_evs.push_back(ev);
+    }
+  }
+  // Positions where the paths differ are kept per EV (see m_evUsids); a position a path does
+  // not reach counts as uSID 0.
+  auto usidAt = [](const UsidList& p, uint32_t k) -> uint16_t { return k < p.size() ? p[k] : 0; };
+  m_usidCommon.fill(0);
+  m_usidVarMask = 0;
+  for (uint32_t k = 0; k < UsidList::kCapacity && !paths.empty(); ++k)
+  {
+    m_usidCommon[k] = usidAt(paths[0], k);
+    for (const auto& p : paths)
+    {
+      if (usidAt(p, k) != m_usidCommon[k])
+      {
+        m_usidVarMask |= uint8_t(1u << k);
+        break;
+      }
+    }
+  }
+  m_usidVarCount = static_cast<uint8_t>(__builtin_popcount(m_usidVarMask));
+  m_evUsids.clear();
+  m_evUsids.reserve(paths.size() * m_usidVarCount);
+  for (const auto& p : paths)
+  {
+    for (uint32_t k = 0; k < UsidList::kCapacity; ++k)
+    {
+      if (m_usidVarMask >> k & 1)
+        m_evUsids.push_back(usidAt(p, k));
+    }
+  }
+  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": " << m_evs.size() << " EVs over " << ports << " ports, "
+                     << int(m_usidVarCount) << " varying uSID positions");
+}
+
+void
+MrcEvTable::Dispose()
+{
+  Simulator::Cancel(m_probeTimer);
+  m_selector = nullptr;
+}
+
+int
+MrcEvTable::EvPlane(const MrcEv& ev) const
+{
+  return m_qp.Nic().PlaneOfPort(EvPort(ev));
+}
+
+void
+MrcEvTable::OnSack(uint16_t id, bool ecnEcho)
+{
+  if (id < m_evs.size())
+  {
+    MrcEv& ev = m_evs[id];
+    if (ecnEcho)
+    {
+      if (ev.state == EvState::Good)
+        SetState(ev, EvState::Skip);
+      m_selector->OnFeedback(ev, EvFeedback::Ecn);
+    }
+    else
+    {
+      m_selector->OnFeedback(ev, EvFeedback::Acked);
+    }
+  }
+}
+
+void
+MrcEvTable::OnTrim(uint16_t id)
+{
+  if (id < m_evs.size())
+  {
+    MrcEv& ev = m_evs[id];
+    if (ev.state == EvState::Good)
+      SetState(ev, EvState::Skip);
+    m_selector->OnFeedback(ev, EvFeedback::Trim);
+  }
+}
+
+void
+MrcEvTable::OnLoss(uint16_t id)
+{
+  m_selector->OnFeedback(m_evs[id], EvFeedback::Loss);
+  MarkAssumedBad(id);
+}
+
+void
+MrcEvTable::SetState(MrcEv& ev, EvState state)
+{
+  if (ev.state == state)
+  {
+    return;
+  }
+  EvState from = ev.state;
+  ev.state = state;
+  NS_LOG_LOGIC("QP " << m_qp.GetQpn() << " EV " << ev.id << ": " << EvStateName(from) << " -> "
+                     << EvStateName(state));
+  m_qp.TraceEvState(ev.id, EvPlane(ev), from, state);
+}
+
+void
+MrcEvTable::MarkAssumedBad(uint16_t id)
+{
+  MrcEv& ev = m_evs[id];
+  if (ev.state == EvState::AssumedBad || ev.state == EvState::Denied)
+  {
+    return;
+  }
+  SetState(ev, EvState::AssumedBad);
+  if (ev.active)
+  {
+    auto& act = m_active[EvPort(ev)];
+    act.erase(std::find(act.begin(), act.end(), id));
+    ev.active = false;
+    Activate(EvPort(ev)); // a backup of the same plane keeps the planes balanced
+  }
+  else
+  {
+    auto& bk = m_backups[EvPort(ev)];
+    auto it = std::find(bk.begin(), bk.end(), id);
+    if (it != bk.end())
+      bk.erase(it);
+  }
+  m_probing.push_back(Probing{ id });
+  StartProbes();
+}
+
+uint32_t
+MrcEvTable::MarkPathsAssumedBad(uint16_t port, const UsidList& prefix)
+{
+  uint32_t marked = 0;
+  for (uint32_t id = uint32_t(port) * m_evsPerPort; id < uint32_t(port + 1) * m_evsPerPort; ++id)
+  {
+    const MrcEv& ev = m_evs[id];
+    if (ev.state != EvState::Good && ev.state != EvState::Skip)
+    {
+      continue;
+    }
+    const UsidList path = EvUsids(static_cast<uint16_t>(id));
+    if (path.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), path.begin()))
+    {
+      MarkAssumedBad(static_cast<uint16_t>(id));
+      // The NIC's QPs lost packets on this path's links: what is still in flight on it is most
+      // likely lost too. It goes again now rather than each loss being found one by one (a tail
+      // with nothing after it would wait for a probe timeout).
+      m_qp.LossDetector().ResendInFlightOnEv(static_cast<uint16_t>(id));
+      ++marked;
+    }
+  }
+  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": " << marked << " EVs of port " << port << " marked by what the NIC learnt");
+  return marked;
+}
+
+void
+MrcEvTable::Activate(uint16_t port)
+{
+  auto& bk = m_backups[port];
+  while (!bk.empty())
+  {
+    uint16_t b = bk.front();
+    bk.erase(bk.begin());
+    if (m_evs[b].state == EvState::Good)
+    {
+      m_evs[b].active = true;
+      m_active[port].push_back(b);
+      return;
+    }
+  }
+}
+
+void
+MrcEvTable::SetPortUp(uint16_t port, bool up)
+{
+  // Locally at once: the plane's EVs are denied (or restored); peers learn it later.
+  m_portUp = up ? m_portUp | uint64_t(1) << port : m_portUp & ~(uint64_t(1) << port);
+  for (MrcEv& ev : m_evs)
+  {
+    if (EvPort(ev) == port)
+    {
+      if (!up && ev.state != EvState::Denied)
+        SetState(ev, EvState::Denied);
+      else if (up && ev.state == EvState::Denied)
+        SetState(ev, EvState::Good);
+    }
+  }
+}
+
+void
+MrcEvTable::SetPeerPlaneUp(int plane, bool up)
+{
+  RdmaNic& nic = m_qp.Nic();
+  for (uint16_t port = 0; port < nic.NumPorts(); ++port)
+  {
+    if (nic.PlaneOfPort(port) != plane)
+      continue;
+    m_peerPlaneUp = up ? m_peerPlaneUp | uint64_t(1) << port : m_peerPlaneUp & ~(uint64_t(1) << port);
+    for (MrcEv& ev : m_evs)
+    {
+      if (EvPort(ev) != port)
+        continue;
+      if (!up && ev.state != EvState::Denied)
+        SetState(ev, EvState::Denied);
+      else if (up && ev.state == EvState::Denied && PortUp(port))
+        SetState(ev, EvState::Good);
+    }
+  }
+}
+
+void
+MrcEvTable::StartProbes()
+{
+  if (!m_probing.empty() && !m_probeTimer.IsRunning())
+  {
+    m_probeTimer = m_qp.ScheduleTimer(m_qp.ProbeInterval(), &MrcEvTable::OnProbeTimer, this);
+  }
+}
+
+void
+MrcEvTable::OnProbeTimer()
+{
+  // Probing pauses while the QP has nothing to send (PostWrite resumes it): an idle QP would
+  // otherwise keep a simulation of a permanent failure running for ever.
+  if (m_qp.IsInError() || m_probing.empty() || !m_qp.Sender().HasMessages())
+  {
+    return;
+  }
+  const Time interval = m_qp.ProbeInterval();
+  const uint64_t maxRounds = std::max<int64_t>(1, m_qp.ProbeIntervalMax().GetTimeStep() / interval.GetTimeStep());
+  for (Probing& p : m_probing)
+  {
+    const MrcEv& ev = m_evs[p.id];
+    if (!PortUp(EvPort(ev)) || --p.countdown > 0)
+    {
+      continue;
+    }
+    // Probed now; unless a response brings it back, next after twice as many rounds.
+    p.rounds = static_cast<uint16_t>(std::min<uint64_t>(2 * uint64_t(p.rounds), std::min<uint64_t>(maxRounds, 0x8000)));
+    p.countdown = p.rounds;
+    NS_LOG_LOGIC("QP " << m_qp.GetQpn() << " probes EV " << p.id << ", next in " << p.rounds << " rounds");
+    MrcProbeHeader probe;
+    probe.SetType(MrcProbeHeader::Request);
+    probe.SetEv(p.id);
+    probe.SetSequence(m_probeSeq++);
+    probe.SetSendTime(Simulator::Now());
+    FabricPacketSpec spec = m_qp.ControlSpec(MrcQueuePair::kOpProbe, EvPlane(ev), ev.Entropy());
+    spec.usids = EvUsids(ev.id); // along the EV's own path
+    m_qp.Nic().SendControl(MakeControlFrame(spec, probe), EvPort(ev));
+  }
+  m_probeTimer = m_qp.ScheduleTimer(interval, &MrcEvTable::OnProbeTimer, this);
+}
+
+void
+MrcEvTable::HandleProbe(const RdmaRxInfo& info)
+{
+  MrcProbeHeader probe;
+  ReadInner(info.frame, probe);
+  if (probe.IsRequest())
+  {
+    probe.SetType(MrcProbeHeader::Response);
+    FabricPacketSpec spec = m_qp.ControlSpec(MrcQueuePair::kOpProbe, m_qp.Nic().PlaneOfPort(info.port), info.frame.srcPort);
+    m_qp.Nic().SendControl(MakeControlFrame(spec, probe), info.port);
+    return;
+  }
+  const uint16_t id = probe.GetEv();
+  if (id >= m_evs.size() || m_evs[id].state != EvState::AssumedBad)
+  {
+    return;
+  }
+  // The path works again: back to GOOD, as a backup of its plane (or active if the plane is short).
+  MrcEv& ev = m_evs[id];
+  SetState(ev, EvState::Good);
+  m_probing.erase(std::find_if(m_probing.begin(), m_probing.end(), [&](const Probing& p) { return p.id == id; }));
+  m_backups[EvPort(ev)].push_back(id);
+  const uint32_t target = std::max<uint32_t>(1, m_qp.EvCount() / m_qp.Nic().NumPorts());
+  while (m_active[EvPort(ev)].size() < target && !m_backups[EvPort(ev)].empty())
+  {
+    size_t before = m_active[EvPort(ev)].size();
+    Activate(EvPort(ev));
+    if (m_active[EvPort(ev)].size() == before)
+      break;
+  }
+  m_qp.WakeAllPorts();
+}
+
+} // namespace ns3

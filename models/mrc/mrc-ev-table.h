@@ -1,0 +1,148 @@
+// The EV table of an MRC queue pair: its entropy values and their SRv6 paths (packed by column),
+// which EVs of each NIC port spray (active) and which wait as backups, their states (GOOD, SKIP,
+// ASSUMED_BAD, DENIED) and the trace of every change, the per-packet choice among the active
+// ones (a pluggable EvSelector), the probes that bring EVs assumed bad back (backing off), and the
+// port status of both ends (a NIC port down denies its plane's EVs). Leaves out what is in flight
+// on an EV (MrcSender, MrcLossDetector) and what the NIC's QPs learn together (MrcPathHealth).
+#ifndef MRCSIM_MODELS_MRC_EV_TABLE_H
+#define MRCSIM_MODELS_MRC_EV_TABLE_H
+
+#include "models/mrc/ev-selector.h"
+#include "models/mrc/mrc-ev.h"
+#include "models/rdma/rdma-queue-pair.h"
+#include "models/wire/usid-list.h"
+
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/type-id.h"
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+class MrcQueuePair;
+
+/// \brief The EVs of one MRC queue pair, their paths, states, probes and port status (see the
+/// file comment). A member of its MrcQueuePair, which it asks for the NIC, the configuration and
+/// the sender's state (whether it has messages).
+class MrcEvTable
+{
+public:
+  explicit MrcEvTable(MrcQueuePair& qp) : m_qp(qp) {}
+  MrcEvTable(const MrcEvTable&) = delete;
+  MrcEvTable& operator=(const MrcEvTable&) = delete;
+
+  /// \brief Creates the EV selector of type `type` (aborts if it is not an ns3::EvSelector).
+  void CreateSelector(TypeId type);
+  /// \brief Builds the table at the QP's first message: per NIC port `perPlane` active EVs and
+  /// `backups` backups, on SRv6 paths (`srv6`) or as UDP entropy only. All ports up.
+  void SetUp(uint32_t perPlane, uint32_t backups, bool srv6);
+  /// \brief Cancels the probe timer and drops the selector.
+  void Dispose();
+
+  /// \brief The EV for the next packet on NIC port `port` (an index into Evs()), or -1.
+  int Select(uint16_t port) { return m_selector->Select(m_evs, m_active[port], port); }
+  const std::vector<MrcEv>& Evs() const { return m_evs; }
+  MrcEv& Ev(uint16_t id) { return m_evs[id]; }
+  /// \brief NIC ports of the table (0 before SetUp).
+  uint16_t NumPorts() const { return static_cast<uint16_t>(m_active.size()); }
+  /// \brief The NIC port of EV `id` (the EVs are numbered port by port).
+  uint16_t PortOfEv(uint16_t id) const { return static_cast<uint16_t>(id / m_evsPerPort); }
+  uint16_t EvPort(const MrcEv& ev) const { return PortOfEv(ev.id); }
+  /// \brief The plane of an EV.
+  int EvPlane(const MrcEv& ev) const;
+  /// \brief The SRv6 path of EV `id` (empty in entropy mode).
+  UsidList EvUsids(uint16_t id) const
+  {
+    uint16_t usids[UsidList::kCapacity];
+    const uint16_t* var = m_evUsids.data() + std::size_t(id) * m_usidVarCount;
+    const uint32_t count = m_evs[id].usidCount;
+    for (uint32_t k = 0; k < count; ++k)
+    {
+      usids[k] = (m_usidVarMask >> k & 1) ? *var++ : m_usidCommon[k];
+    }
+    return UsidList(usids, usids + count);
+  }
+  /// \brief Active (spraying) EVs of NIC port `port`.
+  const std::vector<uint16_t>& ActiveEvs(uint16_t port) const { return m_active[port]; }
+  bool PortUp(uint16_t port) const { return (m_portUp >> port) & 1; }
+  bool PeerPlaneUp(uint16_t port) const { return (m_peerPlaneUp >> port) & 1; }
+  /// \brief NIC ports that can carry data: up at both ends, with an active EV.
+  uint32_t UsablePorts() const
+  {
+    uint32_t usable = 0;
+    for (uint16_t p = 0; p < m_active.size(); ++p)
+    {
+      usable += PortUp(p) && PeerPlaneUp(p) && !m_active[p].empty();
+    }
+    return usable;
+  }
+
+  /// \brief A SACK echoed EV `id` (ignored if out of range): an ECN echo skips it one rotation.
+  void OnSack(uint16_t id, bool ecnEcho);
+  /// \brief A NACK echoed EV `id` (ignored if out of range): it is skipped one rotation.
+  void OnTrim(uint16_t id);
+  /// \brief A packet on EV `id` was declared lost: it is assumed bad.
+  void OnLoss(uint16_t id);
+  /// \brief Marks EV `id` assumed bad (a backup of its plane takes its place) and probes it.
+  void MarkAssumedBad(uint16_t id);
+  /// \brief Marks assumed bad the usable EVs of NIC port `port` whose SRv6 paths start with
+  /// `prefix`, resending what is in flight on each; returns how many.
+  uint32_t MarkPathsAssumedBad(uint16_t port, const UsidList& prefix);
+  /// \brief The local NIC port `port` went down or up: its EVs are denied (or restored).
+  void SetPortUp(uint16_t port, bool up);
+  /// \brief The peer's NIC port of `plane` went down or up.
+  void SetPeerPlaneUp(int plane, bool up);
+
+  /// \brief Starts the probe timer if EVs wait for probes (it pauses while the QP is idle).
+  void StartProbes();
+  /// \brief A probe arrived: answers a request; a response brings its EV back to GOOD.
+  void HandleProbe(const RdmaRxInfo& info);
+  /// \brief Probes sent on EVs assumed bad.
+  uint32_t ProbesSent() const { return m_probeSeq; }
+
+private:
+  void SetState(MrcEv& ev, EvState state);
+  /// \brief Moves the first GOOD backup of `port` into the active set.
+  void Activate(uint16_t port);
+  void OnProbeTimer();
+
+  // What the QP's NextPacket reads first (the QP keeps it in its hot lines).
+  MrcQueuePair& m_qp;
+  uint64_t m_portUp = 0;      ///< local NIC ports, a bit each (a NIC has at most 64)
+  uint64_t m_peerPlaneUp = 0; ///< by NIC port index (same plane at the peer), a bit each
+  std::vector<std::vector<uint16_t>> m_active; ///< per NIC port
+  Ptr<EvSelector> m_selector;
+  std::vector<MrcEv> m_evs;
+  /// The EVs' SRv6 paths, by column: the uSIDs at a position that all EVs share are kept once
+  /// (m_usidCommon); the others (m_usidVarMask's positions, m_usidVarCount of them) per EV, at
+  /// id * m_usidVarCount. The EVs of a two-tier plane differ only in their T1: a table of
+  /// UsidLists would take 14 bytes per EV, this one 2.
+  std::vector<uint16_t> m_evUsids;
+  uint32_t m_evsPerPort = 1;  ///< active and backup EVs of each NIC port
+  std::array<uint16_t, UsidList::kCapacity> m_usidCommon{};
+  uint8_t m_usidVarMask = 0;
+  uint8_t m_usidVarCount = 0;
+
+  // colder: backups and probes
+  uint32_t m_probeSeq = 0;
+  std::vector<std::vector<uint16_t>> m_backups; ///< per NIC port, taken from the front
+  /// An EV assumed bad, probed until a response brings it back: every `rounds` probe rounds,
+  /// a number that doubles after each probe (up to ProbeIntervalMax / ProbeInterval).
+  struct Probing
+  {
+    uint16_t id;
+    uint16_t rounds = 1;
+    uint16_t countdown = 1; ///< rounds until its next probe
+  };
+  std::vector<Probing> m_probing;
+  EventId m_probeTimer;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,288 @@
+#include "models/mrc/mrc-loss-detector.h"
+
+#include "models/mrc/mrc-queue-pair.h"
+#include "models/rdma/rdma-nic.h"
+#include "models/wire/psn.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <string>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MrcLossDetector");
+
+void
+MrcLossDetector::SetSendTimeBits(uint32_t bits)
+{
+  NS_ABORT_MSG_IF(bits < 4 || bits > 32, "MrcQueuePair: send times of " << bits << " bits; 4 to 32");
+  s_sendTimeBits = bits;
+}
+
+void
+MrcLossDetector::Start(Time baseRtt)
+{
+  m_srtt = baseRtt;
+  m_rto = m_qp.RtoBase();
+}
+
+void
+MrcLossDetector::Dispose()
+{
+  Simulator::Cancel(m_timer);
+}
+
+void
+MrcLossDetector::StopTimer()
+{
+  Simulator::Cancel(m_timer);
+}
+
+void
+MrcLossDetector::DeclareLost(uint64_t seq, bool laterDelivered)
+{
+  MrcSender& sender = m_qp.Sender();
+  MrcTxState& t = sender.Tx(seq);
+  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": PSN " << (seq & kPsnMask) << " on EV " << t.ev << " lost"
+                     << (laterDelivered ? " (RACK)" : " (timer)"));
+  t.lost = true;
+  Again& again = AgainOf(seq); // before Losses::retx holds it
+  sender.TakeOutOfFlight(seq);
+  m_losses->retx.insert(seq);
+  sender.CongestionControl().OnLoss();
+  m_qp.EvTable().OnLoss(t.ev);
+  m_qp.ReportPathLoss(seq, laterDelivered);
+  if (++again.retries > m_qp.RetryLimit())
+  {
+    m_qp.FailQp("PSN " + std::to_string(seq & kPsnMask) + " lost " + std::to_string(again.retries) +
+                " times (retry limit " + std::to_string(m_qp.RetryLimit()) + ")");
+  }
+}
+
+template <typename Pred>
+void
+MrcLossDetector::ResendInFlight(Pred onPath)
+{
+  MrcSender& sender = m_qp.Sender();
+  for (uint64_t s = sender.Base(); s < sender.SndNxt(); ++s)
+  {
+    MrcTxState& t = sender.Tx(s);
+    if (!t.acked && !t.lost && onPath(t))
+    {
+      t.lost = true;
+      AgainOf(s); // declared lost
+      sender.TakeOutOfFlight(s);
+      m_losses->retx.insert(s);
+    }
+  }
+}
+
+void
+MrcLossDetector::ResendInFlightOnEv(uint16_t id)
+{
+  ResendInFlight([&](const MrcTxState& t) { return t.ev == id; });
+}
+
+void
+MrcLossDetector::ResendInFlightOnPort(uint16_t port)
+{
+  const MrcEvTable& evs = m_qp.EvTable();
+  ResendInFlight([&](const MrcTxState& t) { return evs.PortOfEv(t.ev) == port; });
+}
+
+Time
+MrcLossDetector::SentAt(uint64_t seq) const
+{
+  const uint32_t after = m_qp.Sender().Tx(seq).SentAfterBase();
+  return after == FarSend() ? m_losses->farSends.at(seq) : SentAfterBase(after);
+}
+
+void
+MrcLossDetector::SetSentAt(uint64_t seq, Time now)
+{
+  if (uint64_t((now - m_sentBase).GetTimeStep()) >= FarSend())
+  {
+    RebaseSendTimes(now, seq);
+  }
+  ForgetFarSend(seq); // if it had a far send (not read from the slot: that would be a load)
+  m_qp.Sender().Tx(seq).SetSentAfterBase(static_cast<uint32_t>((now - m_sentBase).GetTimeStep()));
+}
+
+void
+MrcLossDetector::RebaseSendTimes(Time now, uint64_t sending)
+{
+  // Rare: once per half span at most (2.1 ms of a QP's sending), a pass over the TX ring. Acked
+  // packets there keep their times too: a late SACK naming one reads it (MrcSender::HandleSack).
+  MrcSender& sender = m_qp.Sender();
+  const Time base = now - TimeStep(int64_t(FarSend() / 2));
+  for (uint64_t s = sender.Base(); s < sender.SndNxt(); ++s)
+  {
+    MrcTxState& t = sender.Tx(s);
+    if (s == sending || t.SentAfterBase() == FarSend())
+    {
+      continue;
+    }
+    const Time at = SentAfterBase(t.SentAfterBase());
+    if (at < base)
+    {
+      LossesOf().farSends[s] = at;
+      t.SetSentAfterBase(FarSend());
+    }
+    else
+    {
+      t.SetSentAfterBase(static_cast<uint32_t>((at - base).GetTimeStep()));
+    }
+  }
+  m_sentBase = base;
+  ++m_sendTimeRebases;
+  NS_LOG_LOGIC("QP " << m_qp.GetQpn() << ": send times rebased to " << base);
+}
+
+void
+MrcLossDetector::ForgetFarSend(uint64_t seq)
+{
+  if (m_losses && !m_losses->farSends.empty())
+  {
+    m_losses->farSends.erase(seq);
+  }
+}
+
+bool
+MrcLossDetector::FrontIsFirstSend() const
+{
+  return m_firstSend < m_qp.Sender().SndNxt() && (m_resends.empty() || m_firstSend < m_resends.front().firstSendsBefore);
+}
+
+bool
+MrcLossDetector::PruneSendOrder()
+{
+  // A first send is outstanding until its packet is acknowledged, declared lost or resent; none
+  // of these is undone, so m_firstSend only moves forward. All below the TX ring's base are
+  // acknowledged.
+  const MrcSender& sender = m_qp.Sender();
+  m_firstSend = std::max(m_firstSend, sender.Base());
+  while (m_firstSend < sender.SndNxt())
+  {
+    const MrcTxState& t = sender.Tx(m_firstSend);
+    if (!t.acked && !t.lost && !Resent(m_firstSend))
+    {
+      break;
+    }
+    ++m_firstSend;
+  }
+  while (!m_resends.empty())
+  {
+    const ResendRecord& r = m_resends.front();
+    if (sender.Tracked(r.seq))
+    {
+      const MrcTxState& t = sender.Tx(r.seq);
+      if (!t.acked && !t.lost && DeclaredLost(r.seq).sends == r.sends)
+      {
+        break;
+      }
+    }
+    m_resends.pop_front();
+  }
+  return m_firstSend < sender.SndNxt() || !m_resends.empty();
+}
+
+void
+MrcLossDetector::PopFront()
+{
+  if (FrontIsFirstSend())
+  {
+    ++m_firstSend;
+  }
+  else
+  {
+    m_resends.pop_front();
+  }
+}
+
+void
+MrcLossDetector::DetectLosses(Time ackedSentAt)
+{
+  // Sends are in time order, so only the front counts.
+  const Time window = m_qp.ReorderWindow();
+  while (!m_qp.IsInError() && PruneSendOrder() && SentAt(FrontSeq()) + window < ackedSentAt)
+  {
+    const uint64_t s = FrontSeq();
+    PopFront();
+    DeclareLost(s, true);
+  }
+}
+
+void
+MrcLossDetector::SampleRtt(Time rtt)
+{
+  m_srtt = m_srtt + (rtt - m_srtt) / 8;
+}
+
+Time
+MrcLossDetector::ProbeTimeout() const
+{
+  return m_srtt * m_qp.LossProbeRtts() + m_qp.SackDelay();
+}
+
+void
+MrcLossDetector::ArmTimer()
+{
+  // The one timer of the QP fires at the oldest outstanding packet's deadline, or earlier for a
+  // tail-loss probe. An ACK moves neither deadline's timer: OnTimer looks again when it fires.
+  if (!PruneSendOrder())
+  {
+    return;
+  }
+  Time at = SentAt(FrontSeq()) + m_rto;
+  if (m_qp.LossProbeRtts() > 0)
+  {
+    at = std::min(at, m_lastProgress + ProbeTimeout());
+  }
+  at = std::max(at, Simulator::Now());
+  Simulator::Cancel(m_timer);
+  m_timer = m_qp.ScheduleTimer(at - Simulator::Now(), &MrcLossDetector::OnTimer, this);
+}
+
+void
+MrcLossDetector::OnTimer()
+{
+  if (m_qp.IsInError())
+  {
+    return;
+  }
+  const Time now = Simulator::Now();
+  bool fired = false;
+  while (!m_qp.IsInError() && PruneSendOrder() && SentAt(FrontSeq()) + m_rto <= now)
+  {
+    const uint64_t s = FrontSeq();
+    PopFront();
+    DeclareLost(s, false);
+    fired = true;
+  }
+  if (fired)
+  {
+    ++m_timeouts;
+    m_rto = m_rto * 2; // backoff until something is acknowledged
+    NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": retransmission timeout " << m_timeouts << ", next after " << m_rto);
+    m_qp.WakeAllPorts();
+  }
+  else if (m_qp.LossProbeRtts() > 0 && now >= m_lastProgress + ProbeTimeout() && PruneSendOrder())
+  {
+    // Silence while packets are outstanding: nothing later will be acknowledged to reveal a lost
+    // tail. The oldest goes again on another EV; a SACK of it declares the others lost (RACK).
+    const uint64_t s = FrontSeq();
+    NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": tail-loss probe resends PSN " << (s & kPsnMask));
+    PopFront();
+    DeclareLost(s, false);
+    ++m_lossProbes;
+    m_lastProgress = now;
+    m_qp.WakeAllPorts();
+  }
+  ArmTimer();
+}
+
+} // namespace ns3

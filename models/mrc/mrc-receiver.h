@@ -1,0 +1,79 @@
+// The receiving half of an MRC queue pair: placement of data packets in any order (each carries
+// its RETH), a bit ring of what arrived above the cumulative PSN, message completions in message
+// order, SACKs (cumulative PSN, 64-bit bitmap, echoed EV, ECN echo, arrival timestamp) coalesced
+// over SackEvery packets and at most SackDelay, and trim NACKs sent at once. Leaves out the
+// receiver's memory (a packet is placed as it arrives) and MRC's credit-based flow control.
+#ifndef MRCSIM_MODELS_MRC_RECEIVER_H
+#define MRCSIM_MODELS_MRC_RECEIVER_H
+
+#include "models/rdma/rdma-queue-pair.h"
+
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+class MrcQueuePair;
+
+/// \brief The receiving half of an MRC queue pair (see the file comment). A member of its
+/// MrcQueuePair, through which it reaches the NIC and the configuration.
+class MrcReceiver
+{
+public:
+  explicit MrcReceiver(MrcQueuePair& qp) : m_qp(qp) {}
+  MrcReceiver(const MrcReceiver&) = delete;
+  MrcReceiver& operator=(const MrcReceiver&) = delete;
+
+  /// \brief Cancels the SACK timer.
+  void Dispose();
+  /// \brief A data packet (or the headers of a trimmed one) arrived.
+  void HandleData(const RdmaRxInfo& info);
+  uint64_t SacksSent() const { return m_sacksSent; }
+
+private:
+  struct RxMessage
+  {
+    uint64_t packets = 0;
+    uint64_t received = 0;
+    uint64_t bytes = 0;
+    Time firstArrival;
+  };
+
+  bool Received(uint64_t seq) const;
+  void SetReceived(uint64_t seq, bool received);
+  /// \brief Received(m_cum + i) as bit i, for i < 64.
+  uint64_t ReceivedAboveCum() const;
+  void GrowReceiveRing(uint64_t seq);
+  void SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port);
+  /// \brief SACKs the packets held for coalescing (OnSackTimer, or before a NACK).
+  void FlushSack();
+  void OnSackTimer();
+  void SendNack(uint32_t psn, uint16_t ev, uint16_t port);
+
+  MrcQueuePair& m_qp;
+  uint64_t m_cum = 0; ///< all below received
+  /// A bit ring over [m_cum, m_cum + 64 * size): whether each packet there was received.
+  std::vector<uint64_t> m_received;
+  /// Messages being received, by first sequence number (allocated at the first packet).
+  std::unique_ptr<std::map<uint64_t, RxMessage>> m_rxMessages;
+  uint64_t m_nextRxMessage = 0; ///< first sequence number of the next message to complete
+  uint64_t m_rxMessageId = 0;
+  uint32_t m_sinceSack = 0; ///< packets received since the last SACK
+  /// The latest packet held for coalescing: a SACK sent for the held ones names it.
+  uint64_t m_heldSeq = 0;
+  uint16_t m_heldEv = 0;
+  uint16_t m_heldPort = 0;
+  bool m_sackTimerArmed = false;
+  EventId m_sackTimer; ///< bounds how long a received packet waits for its SACK (SackDelay)
+  uint64_t m_sacksSent = 0;
+};
+
+} // namespace ns3
+
+#endif

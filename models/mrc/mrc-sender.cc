@@ -1,0 +1,335 @@
+#include "models/mrc/mrc-sender.h"
+
+#include "models/fabric/fabric-packet.h"
+#include "models/mrc/mrc-psn.h"
+#include "models/mrc/mrc-queue-pair.h"
+#include "models/rdma/rdma-nic.h"
+#include "models/wire/ipv6-usid-header.h"
+#include "models/wire/mrc-nack-header.h"
+#include "models/wire/mrc-sack-header.h"
+#include "models/wire/roce-bth-header.h"
+#include "models/wire/roce-reth-header.h"
+#include "models/wire/roce-udp-header.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/object-factory.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MrcSender");
+
+void
+MrcSender::CreateCongestionControl(TypeId type)
+{
+  ObjectFactory cc;
+  cc.SetTypeId(type);
+  m_cc = cc.Create<MrcCongestionControl>();
+  NS_ABORT_MSG_IF(!m_cc,
+                  "MrcQueuePair: CongestionControl \"" << type.GetName() << "\" is not an ns3::MrcCongestionControl");
+}
+
+uint32_t
+MrcSender::PacketBytes(const Message& m, uint64_t seq) const
+{
+  // As BuildData: IPv6, UDP, BTH and RETH, then the payload.
+  constexpr uint32_t kHeaders =
+    Ipv6UsidHeader::kSize + RoceUdpHeader::kSize + RoceBthHeader::kSize + RoceRethHeader::kSize;
+  return kHeaders + PayloadOf(m, seq);
+}
+
+uint32_t
+MrcSender::PayloadOf(const Message& m, uint64_t seq) const
+{
+  const uint64_t mtu = m_qp.Nic().Mtu();
+  return static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - (seq - m.firstSeq) * mtu));
+}
+
+void
+MrcSender::AddInflight(uint16_t nicPort, uint32_t bytes, bool add)
+{
+  uint64_t& port = m_portInflight[nicPort];
+  if (add)
+  {
+    m_inflight += bytes;
+    port += bytes;
+  }
+  else
+  {
+    m_inflight -= bytes;
+    port -= bytes;
+  }
+}
+
+void
+MrcSender::TakeOutOfFlight(uint64_t seq)
+{
+  AddInflight(TxPort(Tx(seq)), PacketBytes(seq), false);
+}
+
+uint64_t
+MrcSender::PortShare() const
+{
+  // The window is split evenly over the ports that can carry data: the NIC visits ports one
+  // after another, and without a share the first port visited after an ACK would take all the
+  // window that ACK opened, loading one plane and starving the others.
+  const uint32_t usable = m_qp.EvTable().UsablePorts();
+  const uint64_t mtu = m_qp.Nic().Mtu();
+  return std::max<uint64_t>(mtu, m_cc->GetWindow() / std::max<uint32_t>(usable, 1));
+}
+
+uint64_t
+MrcSender::PostWrite(uint64_t bytes)
+{
+  RdmaNic& nic = m_qp.Nic();
+  const uint64_t mtu = nic.Mtu();
+  if (m_sndNxt == m_totalSeq && m_qp.LossDetector().NothingToResend())
+  {
+    nic.JoinTail(&m_qp); // nothing was left to send
+  }
+  Message m{ m_nextMessageId++, bytes, m_totalSeq, (bytes + mtu - 1) / mtu, 0, Simulator::Now() };
+  m_totalSeq += m.packets;
+  m_messages.push_back(m);
+  return m.id;
+}
+
+MrcSender::Message&
+MrcSender::MessageOf(uint64_t seq)
+{
+  // The last message starting at or before seq (messages are in sequence order).
+  uint32_t lo = 0;
+  uint32_t hi = m_messages.size();
+  while (hi - lo > 1)
+  {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (m_messages[mid].firstSeq <= seq)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return m_messages[lo];
+}
+
+FramePtr
+MrcSender::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, int plane, bool ackRequest)
+{
+  RdmaNic& nic = m_qp.Nic();
+  const uint64_t index = seq - m.firstSeq;
+  const uint64_t mtu = nic.Mtu();
+  const uint32_t payload = PayloadOf(m, seq);
+  const bool first = index == 0;
+  const bool last = index + 1 == m.packets;
+  FabricPacketSpec spec;
+  spec.srcGpu = nic.GetGpu();
+  spec.dstGpu = m_qp.GetRemoteGpu();
+  spec.plane = plane;
+  spec.usids = m_qp.EvTable().EvUsids(ev.id);
+  spec.entropy = ev.Entropy();
+  spec.dscp = nic.DataDscp();
+  spec.ecn = Ipv6UsidHeader::Ect0;
+  spec.destQp = m_qp.GetRemoteQpn();
+  spec.psn = static_cast<uint32_t>(seq & kPsnMask);
+  spec.opcode = first && last ? RoceBthHeader::kRcWriteOnly
+                : first       ? RoceBthHeader::kRcWriteFirst
+                : last        ? RoceBthHeader::kRcWriteLast
+                              : RoceBthHeader::kRcWriteMiddle;
+  spec.ackRequest = last || ackRequest;
+  spec.payloadBytes = payload;
+  FramePtr f = MakeFrame(spec);
+  // Every packet carries its place in the message: offset and the message's length.
+  RoceRethHeader reth;
+  reth.SetVirtualAddress(index * mtu);
+  reth.SetDmaLength(static_cast<uint32_t>(m.bytes));
+  WriteInner(*f, reth);
+  return f;
+}
+
+FramePtr
+MrcSender::NextPacket(uint16_t port)
+{
+  RdmaNic& nic = m_qp.Nic();
+  MrcLossDetector& loss = m_qp.LossDetector();
+  MrcEvTable& evs = m_qp.EvTable();
+  const uint64_t mtu = nic.Mtu();
+  uint64_t seq;
+  const bool room = m_inflight + mtu <= m_cc->GetWindow() && m_portInflight[port] + mtu <= PortShare();
+  // A trimmed packet waits for window room like new data (else a heavy incast recycles trims at
+  // line rate); a packet declared lost (RACK or timeout) goes at once.
+  bool resend = !loss.NothingToResend() && (room || !loss.NextResendTrimmed());
+  if (resend)
+  {
+    seq = loss.NextResend();
+  }
+  else if (loss.NothingToResend() && m_sndNxt < m_totalSeq && room)
+  {
+    seq = m_sndNxt;
+  }
+  else
+  {
+    return nullptr;
+  }
+  int id = evs.Select(port);
+  if (id < 0)
+  {
+    return nullptr;
+  }
+  MrcEv& ev = evs.Ev(static_cast<uint16_t>(id));
+  const int plane = nic.PlaneOfPort(port); // the EV's: it is one of the port's
+  // Ask for a SACK at once when this packet fills the window (or is a resend, or the last that can
+  // go now): the receiver otherwise waits for SackEvery packets that the window will not let come.
+  const bool fills =
+    m_inflight + 2 * mtu > m_cc->GetWindow() || resend || (loss.NothingToResend() && seq + 1 >= m_totalSeq);
+  const Message& m = MessageOf(seq);
+  FramePtr p = BuildData(m, seq, ev, plane, fills);
+  if (resend)
+  {
+    loss.TakeResend();
+    ++m_retransmissions;
+  }
+  else
+  {
+    m_tx.emplace_back();
+    ++m_sndNxt;
+  }
+  loss.SetSentAt(seq, Simulator::Now()); // a store only: the new slot is usually out of the caches
+  MrcTxState& t = Tx(seq);
+  t.ev = ev.id;
+  t.lost = false;
+  if (resend)
+  {
+    loss.OnResent(seq, m_sndNxt);
+  }
+  const uint32_t bytes = PacketBytes(m, seq);
+  NS_ABORT_MSG_IF(bytes != p->Size(), "MrcQueuePair: PacketBytes " << bytes << " for a packet of " << p->Size());
+  AddInflight(port, bytes, true);
+  ++m_packetsSent;
+  loss.OnProgress(Simulator::Now());
+  m_qp.TraceDataSent(static_cast<uint32_t>(seq & kPsnMask), ev.id, plane, resend);
+  loss.ArmIfIdle();
+  return p;
+}
+
+void
+MrcSender::Ack(uint64_t seq, uint64_t& newlyAcked)
+{
+  if (!Tracked(seq))
+  {
+    return;
+  }
+  MrcTxState& t = Tx(seq);
+  if (t.acked)
+  {
+    return;
+  }
+  t.acked = true;
+  Message& m = MessageOf(seq);
+  const uint32_t bytes = PacketBytes(m, seq);
+  if (t.lost)
+  {
+    m_qp.LossDetector().Arrived(seq); // it arrived after all
+  }
+  else
+  {
+    AddInflight(TxPort(t), bytes, false);
+  }
+  newlyAcked += bytes;
+  ++m.acked;
+}
+
+void
+MrcSender::HandleSack(const RdmaRxInfo& info)
+{
+  MrcLossDetector& loss = m_qp.LossDetector();
+  MrcSackHeader sack;
+  ReadInner(info.frame, sack);
+  const Time now = Simulator::Now();
+  const uint64_t ackedSeq = MrcUnwrapPsn(sack.GetAckedPsn(), m_base);
+  Time rtt;
+  Time ackedSentAt;
+  bool fresh = false;
+  if (Tracked(ackedSeq))
+  {
+    ackedSentAt = loss.SentAt(ackedSeq);
+    fresh = !loss.Resent(ackedSeq);
+    rtt = now - ackedSentAt;
+  }
+  uint64_t newly = 0;
+  // All below `cum` acknowledged (unwrapped from cumulative PSN + 1, which is 0 when the
+  // receiver has nothing in order yet).
+  const uint64_t cum = MrcUnwrapPsn((sack.GetCumulativeAckPsn() + 1) & kPsnMask, m_base);
+  for (uint64_t s = m_base; s < std::min(cum, m_sndNxt); ++s)
+  {
+    Ack(s, newly);
+  }
+  const uint64_t bitmapBase = cum - 1 + sack.GetSackBaseOffset();
+  uint64_t bits = sack.GetBitmap();
+  for (uint32_t i = 0; bits; ++i, bits >>= 1)
+  {
+    if (bits & 1)
+    {
+      Ack(bitmapBase + i, newly);
+    }
+  }
+  Ack(ackedSeq, newly);
+
+  m_qp.EvTable().OnSack(sack.GetEchoedEv(), sack.GetEcnEcho());
+  if (newly > 0)
+  {
+    m_cc->OnAck(newly, fresh ? rtt : m_baseRtt, sack.GetEcnEcho());
+    loss.OnAcked(now, fresh, rtt);
+  }
+  // Loss without trim: what is still outstanding although it was sent a reordering window
+  // before a packet now acknowledged (RACK).
+  if (!ackedSentAt.IsZero())
+  {
+    loss.DetectLosses(ackedSentAt);
+  }
+  while (!m_tx.empty() && m_tx.front().acked)
+  {
+    loss.Forget(m_base);
+    m_tx.pop_front();
+    ++m_base;
+  }
+  if (m_tx.empty())
+  {
+    loss.StopTimer(); // nothing outstanding: no deadline to watch
+  }
+  while (!m_messages.empty() && m_messages.front().acked == m_messages.front().packets)
+  {
+    const Message& m = m_messages.front();
+    m_qp.SendComplete(m.id, m.bytes, m.posted);
+    m_messages.pop_front();
+  }
+  if (m_qp.IsInError())
+  {
+    return;
+  }
+  m_qp.WakeAllPorts();
+}
+
+void
+MrcSender::HandleNack(const RdmaRxInfo& info)
+{
+  MrcNackHeader nack;
+  ReadInner(info.frame, nack);
+  ++m_nacksReceived;
+  const uint64_t seq = MrcUnwrapPsn(nack.GetPsn(), m_base);
+  m_qp.EvTable().OnTrim(nack.GetEchoedEv());
+  if (Tracked(seq) && !Tx(seq).acked && !Tx(seq).lost)
+  {
+    NS_LOG_LOGIC("QP " << m_qp.GetQpn() << ": PSN " << nack.GetPsn() << " trimmed on EV " << nack.GetEchoedEv());
+    MrcTxState& t = Tx(seq);
+    t.lost = true;
+    m_qp.LossDetector().MarkTrimmed(seq); // resent as soon as the window allows: no timeout
+    AddInflight(TxPort(t), PacketBytes(seq), false);
+    m_cc->OnTrim();
+    m_qp.WakeAllPorts();
+  }
+}
+
+} // namespace ns3

@@ -1,0 +1,249 @@
+#include "models/roce/roce-requester.h"
+
+#include "models/fabric/fabric-packet.h"
+#include "models/rdma/rdma-nic.h"
+#include "models/roce/roce-queue-pair.h"
+#include "models/wire/psn.h"
+#include "models/wire/roce-aeth-header.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <string>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoceRequester");
+
+void
+RoceRequester::Dispose()
+{
+  Simulator::Cancel(m_timer);
+  if (m_dcqcn)
+  {
+    m_dcqcn->Stop();
+    m_dcqcn = nullptr;
+  }
+}
+
+void
+RoceRequester::HandleCnp()
+{
+  ++m_cnpsReceived;
+  if (m_dcqcn)
+  {
+    m_dcqcn->OnCnp();
+  }
+}
+
+DataRate
+RoceRequester::GetRate() const
+{
+  return m_dcqcn ? m_dcqcn->GetRate() : m_qp.Nic().GetHost()->GetPort(m_qp.GetPort())->GetDataRate();
+}
+
+uint64_t
+RoceRequester::PostWrite(uint64_t bytes)
+{
+  RdmaNic& nic = m_qp.Nic();
+  if (m_qp.DcqcnEnabled() && !m_dcqcn)
+  {
+    m_dcqcn = CreateObject<DcqcnRateControl>();
+    m_dcqcn->Start(nic.GetHost()->GetPort(m_qp.GetPort())->GetDataRate());
+  }
+  const uint64_t mtu = nic.Mtu();
+  if (m_sndNxt == m_totalSeq)
+  {
+    nic.JoinTail(&m_qp); // nothing was left to send
+  }
+  Message m{ m_nextMessageId++, bytes, m_totalSeq, (bytes + mtu - 1) / mtu, Simulator::Now() };
+  m_totalSeq += m.packets;
+  m_messages.push_back(m);
+  if (m_sndUna == m_highestSent)
+  {
+    m_lastProgress = Simulator::Now(); // idle until now: stalls are measured from here
+  }
+  if (!m_qp.IsInError())
+  {
+    nic.NotifyReady(m_qp.GetPort());
+  }
+  return m.id;
+}
+
+const RoceRequester::Message&
+RoceRequester::MessageOf(uint64_t seq) const
+{
+  // Messages are few and ordered: a binary search over the unacknowledged ones.
+  auto it = std::upper_bound(
+    m_messages.begin(), m_messages.end(), seq, [](uint64_t s, const Message& m) { return s < m.firstSeq; });
+  return *(it - 1);
+}
+
+FramePtr
+RoceRequester::BuildData(uint64_t seq)
+{
+  RdmaNic& nic = m_qp.Nic();
+  const Message& m = MessageOf(seq);
+  const uint64_t index = seq - m.firstSeq;
+  const uint64_t mtu = nic.Mtu();
+  const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - index * mtu));
+  const bool first = index == 0;
+  const bool last = index + 1 == m.packets;
+  FabricPacketSpec spec;
+  spec.srcGpu = nic.GetGpu();
+  spec.dstGpu = m_qp.GetRemoteGpu();
+  spec.plane = m_qp.Plane();
+  spec.entropy = m_qp.Entropy();
+  spec.dscp = nic.DataDscp();
+  spec.ecn = Ipv6UsidHeader::Ect0;
+  spec.destQp = m_qp.GetRemoteQpn();
+  spec.psn = static_cast<uint32_t>(seq & kPsnMask);
+  spec.opcode = first && last ? RoceBthHeader::kRcWriteOnly
+                : first       ? RoceBthHeader::kRcWriteFirst
+                : last        ? RoceBthHeader::kRcWriteLast
+                              : RoceBthHeader::kRcWriteMiddle;
+  spec.ackRequest = last;
+  spec.reth = first;
+  spec.remoteAddress = index * mtu;
+  spec.payloadBytes = payload;
+  return MakeFrame(spec);
+}
+
+FramePtr
+RoceRequester::NextPacket(Time* retryAt)
+{
+  if (m_sndNxt >= m_totalSeq)
+  {
+    return FramePtr();
+  }
+  const Time now = Simulator::Now();
+  if (m_dcqcn && now < m_nextSendTime)
+  {
+    if (retryAt)
+    {
+      *retryAt = m_nextSendTime;
+    }
+    return FramePtr();
+  }
+  FramePtr p = BuildData(m_sndNxt);
+  if (m_sndNxt < m_highestSent)
+  {
+    ++m_retransmissions;
+  }
+  ++m_sndNxt;
+  m_highestSent = std::max(m_highestSent, m_sndNxt);
+  ++m_packetsSent;
+  if (m_dcqcn)
+  {
+    const uint64_t bits =
+      uint64_t(p->Size() + m_qp.Nic().GetHost()->GetPort(m_qp.GetPort())->QueueConfig()->FramingBytes()) * 8;
+    m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(bits * 1e12 / double(m_dcqcn->GetRate().GetBitRate())));
+    m_dcqcn->OnBytesSent(p->Size());
+  }
+  if (!m_timer.IsRunning())
+  {
+    ArmTimer();
+  }
+  return p;
+}
+
+void
+RoceRequester::HandleAck(const RdmaRxInfo& info)
+{
+  RoceAethHeader aeth;
+  ReadInner(info.frame, aeth);
+  const uint64_t seq = m_sndUna + PsnDiff(info.frame.psn, static_cast<uint32_t>(m_sndUna & kPsnMask));
+  const bool nak = aeth.IsNak();
+  // An ACK covers seq; a NAK covers everything before the PSN it expects.
+  const uint64_t una = std::min(nak ? seq : seq + 1, m_highestSent);
+  if (una > m_sndUna)
+  {
+    const Time now = Simulator::Now();
+    m_sndUna = una;
+    while (!m_messages.empty() && m_messages.front().firstSeq + m_messages.front().packets <= m_sndUna)
+    {
+      const Message& m = m_messages.front();
+      m_qp.SendComplete(m.id, m.bytes, m.posted);
+      m_messages.pop_front();
+    }
+    if (m_stalled)
+    {
+      m_qp.TraceStall(now - m_lastProgress);
+      m_stalled = false;
+    }
+    m_lastProgress = now;
+    m_retries = 0;
+    m_rto = m_qp.RtoBase();
+    if (m_sndNxt < m_sndUna)
+    {
+      m_sndNxt = m_sndUna;
+    }
+    ArmTimer();
+  }
+  if (nak && seq >= m_sndUna)
+  {
+    Rewind(seq, false);
+  }
+}
+
+void
+RoceRequester::Rewind(uint64_t toSeq, bool timeout)
+{
+  if (toSeq >= m_sndNxt)
+  {
+    return;
+  }
+  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": go back to PSN " << (toSeq & kPsnMask) << ", " << m_sndNxt - toSeq
+                     << " packets" << (timeout ? " (timeout)" : " (NAK)"));
+  m_qp.TraceRewind(static_cast<uint32_t>(toSeq & kPsnMask), m_sndNxt - toSeq, timeout);
+  m_sndNxt = toSeq;
+  m_qp.Nic().NotifyReady(m_qp.GetPort());
+}
+
+void
+RoceRequester::ArmTimer()
+{
+  if (m_rto.IsZero())
+  {
+    m_rto = m_qp.RtoBase();
+  }
+  m_deadline = Simulator::Now() + m_rto;
+  // Re-armed, not re-created: an earlier pending event looks at the deadline and waits on.
+  if (!m_timer.IsRunning())
+  {
+    m_timer = m_qp.ScheduleTimer(m_rto, &RoceRequester::OnTimer, this);
+  }
+}
+
+void
+RoceRequester::OnTimer()
+{
+  if (m_qp.IsInError() || m_sndUna >= m_highestSent)
+  {
+    return; // nothing outstanding
+  }
+  const Time now = Simulator::Now();
+  if (now < m_deadline)
+  {
+    m_timer = m_qp.ScheduleTimer(m_deadline - now, &RoceRequester::OnTimer, this);
+    return;
+  }
+  ++m_timeouts;
+  m_stalled = true;
+  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": retransmission timeout " << m_timeouts << " at PSN " << (m_sndUna & kPsnMask));
+  if (++m_retries > m_qp.RetryLimit())
+  {
+    m_qp.FailQp("retry limit " + std::to_string(m_qp.RetryLimit()) + " exceeded: PSN " +
+                std::to_string(m_sndUna & kPsnMask) + " unacknowledged after " + std::to_string(m_timeouts) +
+                " timeouts");
+    return;
+  }
+  m_rto = m_rto * 2; // exponential backoff until progress
+  Rewind(m_sndUna, true);
+  m_deadline = now + m_rto;
+  m_timer = m_qp.ScheduleTimer(m_rto, &RoceRequester::OnTimer, this);
+}
+
+} // namespace ns3
