@@ -17,45 +17,52 @@ import subprocess
 import sys
 import tempfile
 
+from mrcsim_results import Summary, SummaryError, load_summary
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
 def figures(run):
-    """The guarded figures of one transport's run, by name (all: lower is better)."""
+    """The guarded figures of one transport's run (a mrcsim_results.Run), by name (all: lower is
+    better)."""
+    message = run.messages.time_us
     f = {
-        "completion_us": run["completion_us"],
-        "message p99 us": run["messages"]["time_us"]["p99"],
-        "message p99.9 us": run["messages"]["time_us"]["p99_9"],
-        "message max us": run["messages"]["time_us"]["max"],
+        "completion_us": run.completion_us,
+        "message p99 us": message.p99,
+        "message p99.9 us": message.p99_9,
+        "message max us": message.max,
     }
-    if "packet_latency_us" in run:
-        f["packet p99 us"] = run["packet_latency_us"]["p99"]
-        f["packet p99.9 us"] = run["packet_latency_us"]["p99_9"]
-    for c in run["collectives"]:
-        f[c["workload"] + " mean us"] = c["time_us"]["mean"]
+    packet = run.packet_latency_us
+    if packet is not None:
+        f["packet p99 us"] = packet.p99
+        f["packet p99.9 us"] = packet.p99_9
+    for c in run.collectives:
+        f[c.workload + " mean us"] = c.time_us.mean
     return f
 
 
 def compare(baseline, summary, tolerance):
-    """Rows (scenario, transport, figure, base, new, change, verdict) and whether all passed."""
+    """Rows (scenario, transport, figure, base, new, change, verdict) and whether all passed.
+    baseline, summary: mrcsim_results.Summary or parsed summary.json (dict)."""
+    baseline, summary = Summary.of(baseline), Summary.of(summary)
     rows = []
     ok = True
-    base_runs = {r["label"]: r for r in baseline["runs"]}
-    for run in summary["runs"]:
-        label = run["label"]
+    base_runs = {r.label: r for r in baseline.runs}
+    for run in summary.runs:
+        label = run.label
         if label not in base_runs:
-            rows.append((summary["scenario"], label, "(transport)", None, None, None, "NEW: no baseline"))
+            rows.append((summary.scenario, label, "(transport)", None, None, None, "NEW: no baseline"))
             continue
-        if run.get("partial"):
-            rows.append((summary["scenario"], label, "(run)", None, None, None, "FAIL: partial run"))
+        if run.partial:
+            rows.append((summary.scenario, label, "(run)", None, None, None, "FAIL: partial run"))
             ok = False
             continue
         base = figures(base_runs[label])
         new = figures(run)
         for name, value in new.items():
             if name not in base:
-                rows.append((summary["scenario"], label, name, None, value, None, "NEW"))
+                rows.append((summary.scenario, label, name, None, value, None, "NEW"))
                 continue
             b = base[name]
             change = (value - b) / b if b else (0.0 if value == b else float("inf"))
@@ -66,10 +73,10 @@ def compare(baseline, summary, tolerance):
                 verdict = "better"
             else:
                 verdict = "ok"
-            rows.append((summary["scenario"], label, name, b, value, change, verdict))
+            rows.append((summary.scenario, label, name, b, value, change, verdict))
     for label in base_runs:
-        if label not in {r["label"] for r in summary["runs"]}:
-            rows.append((summary["scenario"], label, "(transport)", None, None, None, "FAIL: missing"))
+        if label not in summary.labels:
+            rows.append((summary.scenario, label, "(transport)", None, None, None, "FAIL: missing"))
             ok = False
     return rows, ok
 
@@ -84,12 +91,13 @@ def print_rows(rows):
         print(f"{s:<28} {t:<9} {name:<30} {fmt(b):>10} {fmt(n):>10} {change:>8}  {v}")
 
 
-def load(path):
+def load(path, check=False):
+    """A summary; check: against the schema, wall_clock optional (what mrcsim just wrote). Stored
+    baselines are read as they are: they have no wall_clock, and older versions lack keys."""
     try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        sys.exit(f"check_baselines: cannot read {path}: {e}")
+        return load_summary(path, check=check, optional=("wall_clock",))
+    except SummaryError as e:
+        sys.exit(f"check_baselines: {e}")
 
 
 def main(argv=None):
@@ -103,6 +111,7 @@ def main(argv=None):
     args = p.parse_args(argv)
 
     if args.compare:
+        # Either may be a stored baseline (older versions lack keys): both read as they are.
         rows, ok = compare(load(args.compare[0]), load(args.compare[1]), args.tolerance)
         print_rows(rows)
         return 0 if ok else 1
@@ -120,13 +129,12 @@ def main(argv=None):
             if run.returncode != 0:
                 print(run.stdout + run.stderr)
                 sys.exit(f"check_baselines: {scenario} failed (exit {run.returncode})")
-            summary = load(os.path.join(out, "summary.json"))
-            summary.pop("wall_clock", None)
+            summary = load(os.path.join(out, "summary.json"), check=True)
             target = os.path.join(args.baselines, name + ".summary.json")
             if args.update or not os.path.exists(target):
                 os.makedirs(args.baselines, exist_ok=True)
                 with open(target, "w") as f:
-                    json.dump(summary, f, indent=2, sort_keys=True)
+                    json.dump(summary.without_wall_clock(), f, indent=2, sort_keys=True)
                     f.write("\n")
                 print(f"{'blessed' if args.update else 'new baseline'}: {target}")
                 continue

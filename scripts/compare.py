@@ -38,6 +38,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
+import mrcsim_results  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 FIGURES = ("collectives.png", "latency_cdf.png", "goodput.png", "retransmissions.png")
@@ -68,18 +70,18 @@ class Variant:
     """One transport's run of one `mrcsim run`, as the comparison shows it."""
 
     label: str
-    run: dict  # one entry of summary.json's "runs"
-    summary: dict  # the whole summary.json (scenario, seed, hash, fabric)
+    run: mrcsim_results.Run  # one entry of summary.json's "runs"
+    summary: mrcsim_results.Summary  # the whole summary.json (scenario, seed, hash, fabric)
     csv_dir: str  # its collectives.csv, messages.csv, timeseries.csv
     overrides: list = field(default_factory=list)  # beyond the scenario's, for a --variant
 
     @property
     def partial(self):
-        return bool(self.run.get("partial"))
+        return self.run.partial
 
     @property
     def title(self):
-        return self.label + (f" (PARTIAL: {self.run.get('stop_reason', 'stopped early')})" if self.partial else "")
+        return self.label + (f" (PARTIAL: {self.run.stop_reason or 'stopped early'})" if self.partial else "")
 
 
 # ---- running ------------------------------------------------------------------------------------
@@ -164,7 +166,7 @@ def run_all(args):
     status = run_mrcsim(args.mrcsim, args.scenario, out, args.set, args.quiet)
     if status not in (0, 3):
         raise CompareError(f"mrcsim run {args.scenario} failed (exit {status})")
-    base_labels = {r["label"] for r in load_summary(out)["runs"]}
+    base_labels = set(load_summary(out, check=True).labels)
     for label, transport, sets in variants:
         if INTERRUPTED:
             print(f"compare: interrupted; variant {label} not run", file=sys.stderr)
@@ -188,30 +190,30 @@ def run_all(args):
 # ---- reading ------------------------------------------------------------------------------------
 
 
-def load_summary(directory):
-    path = os.path.join(directory, "summary.json")
+def load_summary(directory, check=False):
+    """DIR/summary.json; check: against the schema (what this script's runs just wrote), else as
+    it is (--from may read summaries of older versions)."""
     try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise CompareError(f"cannot read {path}: {e}")
+        return mrcsim_results.load_summary(os.path.join(directory, "summary.json"), check=check)
+    except mrcsim_results.SummaryError as e:
+        raise CompareError(str(e))
 
 
-def load_variants(directory):
+def load_variants(directory, check=False):
     """Every run of DIR/summary.json, then those of the --variant runs DIR/compare.json lists."""
-    summary = load_summary(directory)
-    out = [Variant(r["label"], r, summary, os.path.join(directory, r["label"])) for r in summary["runs"]]
+    summary = load_summary(directory, check)
+    out = [Variant(r.label, r, summary, os.path.join(directory, r.label)) for r in summary.runs]
     manifest = {}
     if os.path.exists(os.path.join(directory, MANIFEST)):
         with open(os.path.join(directory, MANIFEST)) as f:
             manifest = json.load(f)
     for v in manifest.get("variants", []):
         vdir = os.path.join(directory, "variants", v["label"])
-        vsummary = load_summary(vdir)
-        runs = vsummary["runs"]
+        vsummary = load_summary(vdir, check)
+        runs = vsummary.runs
         for r in runs:
-            label = v["label"] if len(runs) == 1 else f"{v['label']}-{r['label']}"
-            out.append(Variant(label, r, vsummary, os.path.join(vdir, r["label"]), v["sets"]))
+            label = v["label"] if len(runs) == 1 else f"{v['label']}-{r.label}"
+            out.append(Variant(label, r, vsummary, os.path.join(vdir, r.label), v["sets"]))
     if not out:
         raise CompareError(f"{directory}/summary.json has no runs")
     return out, manifest
@@ -225,10 +227,6 @@ def read_csv(path):
         return []
 
 
-def drops_total(run):
-    return sum(run["counters"]["drops"].values())
-
-
 # ---- figures ------------------------------------------------------------------------------------
 
 
@@ -238,7 +236,7 @@ def colours(variants):
 
 
 def suptitle(fig, summary, what):
-    fig.suptitle(f"{summary['scenario']}: {what} (seed {summary['seed']})", fontweight="bold")
+    fig.suptitle(f"{summary.scenario}: {what} (seed {summary.seed})", fontweight="bold")
 
 
 def save(fig, path):
@@ -256,9 +254,9 @@ def plot_collectives(variants, summary, path):
     col = colours(variants)
     workloads = []
     for v in variants:
-        for c in v.run["collectives"]:
-            if c["workload"] not in workloads:
-                workloads.append(c["workload"])
+        for c in v.run.collectives:
+            if c.workload not in workloads:
+                workloads.append(c.workload)
     panels = 2 if workloads else 1
     fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 3.8), squeeze=False)
     for ax in axes[0]:
@@ -268,25 +266,25 @@ def plot_collectives(variants, summary, path):
     width = 0.8 / n
     ax = axes[0][0]
     for i, v in enumerate(variants):
-        by_name = {c["workload"]: c for c in v.run["collectives"]}
+        by_name = {c.workload: c for c in v.run.collectives}
         for g, name in enumerate(groups):
             x = g + (i - (n - 1) / 2) * width
             hatch = "//" if v.partial else None
             if name == "whole run":
                 # A partial run did not complete: it ran at least until it stopped.
-                value = v.run.get("stopped_at_us", 0) if v.partial else v.run["completion_us"]
+                value = v.run.stopped_at_us if v.partial else v.run.completion_us
                 ax.bar(x, value, width, color=col[v.label], hatch=hatch, edgecolor="white")
                 annotate_bar(ax, x, value, f"≥{value:.0f}" if v.partial else f"{value:.0f}")
                 continue
             c = by_name.get(name)
-            if c is None or c["completed"] == 0:
+            if c is None or c.completed == 0:
                 annotate_bar(ax, x, 0, "none\ndone")
                 continue
-            t = c["time_us"]
-            ax.bar(x, t["mean"], width, color=col[v.label], hatch=hatch, edgecolor="white")
-            if t["max"] > t["p50"]:
-                ax.vlines(x, t["p50"], t["max"], color="black", linewidth=1)
-            annotate_bar(ax, x, max(t["mean"], t["max"]), f"{t['mean']:.0f}")
+            t = c.time_us
+            ax.bar(x, t.mean, width, color=col[v.label], hatch=hatch, edgecolor="white")
+            if t.max > t.p50:
+                ax.vlines(x, t.p50, t.max, color="black", linewidth=1)
+            annotate_bar(ax, x, max(t.mean, t.max), f"{t.mean:.0f}")
     ax.set_xticks(range(len(groups)), groups)
     ax.set_ylabel("completion time (µs)")
     ax.set_title("Completion time (bars: mean; whiskers: p50 to max)")
@@ -298,16 +296,16 @@ def plot_collectives(variants, summary, path):
     if workloads:
         ax = axes[0][1]
         for i, v in enumerate(variants):
-            by_name = {c["workload"]: c for c in v.run["collectives"]}
+            by_name = {c.workload: c for c in v.run.collectives}
             for g, name in enumerate(workloads):
                 x = g + (i - (n - 1) / 2) * width
                 c = by_name.get(name)
-                if c is None or c["completed"] == 0:
+                if c is None or c.completed == 0:
                     annotate_bar(ax, x, 0, "none\ndone")
                     continue
-                ax.bar(x, c["busbw_gbps"], width, color=col[v.label], hatch="//" if v.partial else None,
+                ax.bar(x, c.busbw_gbps, width, color=col[v.label], hatch="//" if v.partial else None,
                        edgecolor="white")
-                annotate_bar(ax, x, c["busbw_gbps"], f"{c['busbw_gbps']:.0f}")
+                annotate_bar(ax, x, c.busbw_gbps, f"{c.busbw_gbps:.0f}")
         ax.set_xticks(range(len(workloads)), workloads)
         ax.set_ylabel("bus bandwidth (Gb/s per GPU)")
         ax.set_title("Collective bus bandwidth (mean over instances)")
@@ -329,10 +327,10 @@ def distribution_from_samples(xs):
 
 def distribution_from_summary(stats):
     """The same from a summary's histogram, or (older summaries) from its percentiles."""
-    n = stats.get("count", 0)
+    n = stats.count
     if not n:
         return [], [], [], 0
-    hist = stats.get("histogram")
+    hist = stats.histogram
     if hist:
         xs, cdf, tail = [], [], []
         seen = 0
@@ -343,7 +341,7 @@ def distribution_from_summary(stats):
             cdf.append(seen / n)
         return xs, cdf, tail, n
     qs = [(0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (0.999, "p99_9")]
-    xs = [stats[k] for _, k in qs] + [stats["max"]]
+    xs = [stats.stat(k) for _, k in qs] + [stats.max]
     cdf = [q for q, _ in qs] + [1.0]
     tail = [1 - q for q, _ in qs] + [1 / n]
     return xs, cdf, tail, n
@@ -354,7 +352,7 @@ def plot_latency(variants, summary, path):
     fig, axes = plt.subplots(2, 2, figsize=(10, 7))
     kinds = [
         ("message completion time (µs)", "messages", lambda v: distribution_from_samples(message_samples(v))),
-        ("packet one-way latency (µs)", "packets", lambda v: distribution_from_summary(v.run["packet_latency_us"])),
+        ("packet one-way latency (µs)", "packets", lambda v: distribution_from_summary(v.run.packet_latency_us)),
     ]
     for column, (xlabel, noun, get) in enumerate(kinds):
         top, bottom = axes[0][column], axes[1][column]
@@ -394,7 +392,7 @@ def plot_latency(variants, summary, path):
 
 
 def failure_times(v):
-    return [(f["at_us"], f["type"]) for f in v.run.get("failures", [])]
+    return [(f.at_us, f.type) for f in v.run.failures]
 
 
 def plot_goodput(variants, summary, path):
@@ -453,7 +451,7 @@ def plot_goodput(variants, summary, path):
             ax.axvline(at, color="red", linestyle="--", linewidth=0.9, alpha=0.8)
             marked = True
         if v.partial and ax is not total_ax:
-            ax.axvline(v.run.get("stopped_at_us", 0), color="grey", linestyle=":", linewidth=1.2)
+            ax.axvline(v.run.stopped_at_us, color="grey", linestyle=":", linewidth=1.2)
     handles, labels = axes[0].get_legend_handles_labels()
     if marked:
         handles.append(Line2D([], [], color="red", linestyle="--", linewidth=0.9))
@@ -481,9 +479,9 @@ def plot_counters(variants, summary, path):
     width = 0.8 / n
     largest = 0
     for i, v in enumerate(variants):
-        c = v.run["counters"]
+        c = v.run.counters
         for g, (key, _) in enumerate(names):
-            value = drops_total(v.run) if key is None else c.get(key, 0)
+            value = c.drops_total if key is None else c.get(key, 0)
             x = g + (i - (n - 1) / 2) * width
             if value > 0:
                 left.bar(x, value, width, color=col[v.label], hatch="//" if v.partial else None, edgecolor="white")
@@ -498,10 +496,10 @@ def plot_counters(variants, summary, path):
                for v in variants]
     left.legend(handles, [v.title for v in variants], loc="upper right")
 
-    causes = sorted({k for v in variants for k, x in v.run["counters"]["drops"].items() if x > 0})
+    causes = sorted({k for v in variants for k, x in v.run.counters.drops.items() if x > 0})
     if causes:
         for i, v in enumerate(variants):
-            d = v.run["counters"]["drops"]
+            d = v.run.counters.drops
             for g, cause in enumerate(causes):
                 x = g + (i - (n - 1) / 2) * width
                 right.bar(x, d.get(cause, 0), width, color=col[v.label], hatch="//" if v.partial else None,
@@ -536,58 +534,58 @@ def table(variants):
     def add(name, get):
         lines.append(row(name, [get(v) for v in variants]))
 
-    add("status", lambda v: f"**PARTIAL** ({v.run.get('stop_reason', '')})" if v.partial else "complete")
-    add("transport", lambda v: v.run["transport"] + (f", {v.run['qps_per_connection']} QPs/pair"
-                                                     if v.run["transport"] == "rocev2" else ""))
-    add("completion (µs)", lambda v: f"≥ {fmt(v.run.get('stopped_at_us', 0))} (stopped)" if v.partial
-        else fmt(v.run["completion_us"]))
+    add("status", lambda v: f"**PARTIAL** ({v.run.stop_reason or ''})" if v.partial else "complete")
+    add("transport", lambda v: v.run.transport + (f", {v.run.qps_per_connection} QPs/pair"
+                                                  if v.run.transport == "rocev2" else ""))
+    add("completion (µs)", lambda v: f"≥ {fmt(v.run.stopped_at_us)} (stopped)" if v.partial
+        else fmt(v.run.completion_us))
     workloads = []
     for v in variants:
-        for c in v.run["collectives"]:
-            if c["workload"] not in workloads:
-                workloads.append(c["workload"])
+        for c in v.run.collectives:
+            if c.workload not in workloads:
+                workloads.append(c.workload)
     for w in workloads:
         def coll(v, key, w=w):
-            c = next((c for c in v.run["collectives"] if c["workload"] == w), None)
+            c = v.run.collective(w)
             if c is None:
                 return "-"
-            if c["completed"] == 0:
-                return f"none done (0/{c['instances']})"
+            if c.completed == 0:
+                return f"none done (0/{c.instances})"
             if key == "busbw":
-                return fmt(c["busbw_gbps"])
-            return f"{fmt(c['time_us']['mean'])} / {fmt(c['time_us']['max'])} ({c['completed']}/{c['instances']})"
+                return fmt(c.busbw_gbps)
+            return f"{fmt(c.time_us.mean)} / {fmt(c.time_us.max)} ({c.completed}/{c.instances})"
 
         add(f"{w}: mean / max (µs) (done)", lambda v: coll(v, "time"))
         add(f"{w}: bus bandwidth (Gb/s)", lambda v: coll(v, "busbw"))
-    m = lambda v: v.run["messages"]  # noqa: E731
-    add("messages completed", lambda v: f"{m(v)['completed']:,} / {m(v)['count']:,}")
+    m = lambda v: v.run.messages  # noqa: E731
+    add("messages completed", lambda v: f"{m(v).completed:,} / {m(v).count:,}")
     for key, name in (("p50", "p50"), ("p99", "p99"), ("p99_9", "p99.9")):
-        add(f"message {name} (µs)", lambda v, key=key: fmt(m(v)["time_us"][key]))
+        add(f"message {name} (µs)", lambda v, key=key: fmt(m(v).time_us.stat(key)))
     for key, name in (("p99", "p99"), ("p99_9", "p99.9")):
-        add(f"packet latency {name} (µs)", lambda v, key=key: fmt(v.run["packet_latency_us"][key], 2))
-    counters = lambda v: v.run["counters"]  # noqa: E731
-    add("retransmissions", lambda v: f"{counters(v)['retransmissions']:,}")
-    add("timeouts", lambda v: f"{counters(v)['timeouts']:,}")
-    add("trims", lambda v: f"{counters(v)['trims']:,}")
+        add(f"packet latency {name} (µs)", lambda v, key=key: fmt(v.run.packet_latency_us.stat(key), 2))
+    counters = lambda v: v.run.counters  # noqa: E731
+    add("retransmissions", lambda v: f"{counters(v).retransmissions:,}")
+    add("timeouts", lambda v: f"{counters(v).timeouts:,}")
+    add("trims", lambda v: f"{counters(v).trims:,}")
 
     def drops(v):
-        by = [f"{k.replace('_', ' ')} {x:,}" for k, x in sorted(counters(v)["drops"].items()) if x]
-        return f"{drops_total(v.run):,}" + (f" ({', '.join(by)})" if by else "")
+        by = [f"{k.replace('_', ' ')} {x:,}" for k, x in sorted(counters(v).drops.items()) if x]
+        return f"{counters(v).drops_total:,}" + (f" ({', '.join(by)})" if by else "")
 
     add("drops", drops)
-    add("PFC paused port time (µs)", lambda v: fmt(counters(v).get("pfc_paused_port_us", 0)))
-    add("seed", lambda v: str(v.summary["seed"]))
-    add("scenario hash", lambda v: f"`{v.summary['scenario_hash']}`")
+    add("PFC paused port time (µs)", lambda v: fmt(counters(v).pfc_paused_port_us))
+    add("seed", lambda v: str(v.summary.seed))
+    add("scenario hash", lambda v: f"`{v.summary.scenario_hash}`")
     return lines
 
 
 def describe_failures(summary):
     seen = []
-    for r in summary["runs"][:1]:
-        for f in r.get("failures", []):
-            what = f["type"] + f" at {f['at_us']:g} µs"
-            if "links" in f:
-                links = f["links"]
+    for r in summary.runs[:1]:
+        for f in r.failures:
+            what = f.type + f" at {f.at_us:g} µs"
+            if f.links is not None:
+                links = f.links
                 what += f" (links {', '.join(map(str, links))})" if isinstance(links, list) else f" ({links} links)"
             seen.append(what)
     return "; ".join(seen) if seen else "none"
@@ -595,17 +593,18 @@ def describe_failures(summary):
 
 def write_report(directory, variants, manifest):
     summary = variants[0].summary
-    fabric = summary.get("fabric", {})
-    lines = [f"# {summary['scenario']}: {' vs '.join(v.label for v in variants)}", ""]
+    fabric = summary.fabric
+    lines = [f"# {summary.scenario}: {' vs '.join(v.label for v in variants)}", ""]
     description = manifest.get("description")
     if description:
         lines += [description, ""]
-    scenario_file = manifest.get("scenario") or summary.get("scenario_file", "?")
+    scenario_file = manifest.get("scenario") or summary.scenario_file
+    scenario_file = "?" if scenario_file is None else scenario_file
     lines += [
-        f"- scenario: `{scenario_file}`, seed {summary['seed']}, hash `{summary['scenario_hash']}`, "
-        f"mrcsim {summary.get('version', '?')}",
-        f"- fabric: {fabric.get('name', '?')}: {fabric.get('gpus', '?'):,} GPUs, {fabric.get('switches', '?'):,} "
-        f"switches, {fabric.get('links', '?'):,} links",
+        f"- scenario: `{scenario_file}`, seed {summary.seed}, hash `{summary.scenario_hash}`, "
+        f"mrcsim {summary.version if summary.version is not None else '?'}",
+        f"- fabric: {fabric.name}: {fabric.gpus:,} GPUs, {fabric.switches:,} switches, {fabric.links:,} links"
+        if fabric else "- fabric: ?",
         f"- failures: {describe_failures(summary)}",
     ]
     if manifest.get("sets"):
@@ -615,7 +614,7 @@ def write_report(directory, variants, manifest):
             lines.append(f"- variant {v.label}: " + ", ".join(f"`{s}`" for s in v.overrides))
     partial = [v for v in variants if v.partial]
     if partial:
-        lines += ["", "> **Partial runs:** " + "; ".join(f"{v.label} stopped early ({v.run.get('stop_reason', '?')})"
+        lines += ["", "> **Partial runs:** " + "; ".join(f"{v.label} stopped early ({v.run.stop_reason or '?'})"
                                                          for v in partial)
                   + ". Their figures cover only what completed before the stop."]
     lines += ["", *table(variants), ""]
@@ -643,13 +642,13 @@ def write_report(directory, variants, manifest):
     return path
 
 
-def report(directory):
-    variants, manifest = load_variants(directory)
+def report(directory, check=False):
+    variants, manifest = load_variants(directory, check)
     summary = variants[0].summary
     if "description" not in manifest:
         # Results of a plain `mrcsim run`: the scenario file may still be where it was.
         try:
-            with open(summary.get("scenario_file", "")) as f:
+            with open(summary.scenario_file or "") as f:
                 manifest["description"] = json.load(f).get("description")
         except (OSError, ValueError, AttributeError):
             pass
@@ -678,8 +677,10 @@ def main(argv=None):
     if args.from_dir and (args.set or args.variant or args.out):
         p.error("--from plots what DIR holds; --set, --variant and --out apply to a run")
     try:
+        # Summaries this script's runs just wrote are checked against the schema; --from reads
+        # what DIR holds, older versions included.
         directory = args.from_dir or run_all(args)
-        path, variants = report(directory)
+        path, variants = report(directory, check=not args.from_dir)
     except CompareError as e:
         print(f"compare: {e}", file=sys.stderr)
         return 1

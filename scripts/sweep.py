@@ -7,13 +7,15 @@ band from the lowest to the highest seed.
 usage: sweep.py SCENARIO.json [-j N] [--mrcsim PATH] [--out DIR] [--metric NAME] [--x PARAM]
                 [--timeout SECONDS] [--replot]
 
-The block (checked by `mrcsim validate`; at most 1000 points):
+The block (checked by mrcsim, as `mrcsim validate` does; at most 1000 points):
   "sweep": {"parameters": {"workloads.0.bytes": [65536, 1048576],
                            "transport.0.attributes.ns3::MrcQueuePair::EvCount": [32, 128]},
             "seeds": [1, 2, 3]}            (or {"count": 3}: the scenario's seed and the 2 after it)
-Points are numbered in the file's order (the first parameter varies slowest, the seed fastest);
-point k runs `mrcsim run SCENARIO --quiet --set sweep=null --set seed=S --set PATH=VALUE ...
---out DIR/points/<k>` and logs to DIR/points/<k>/run.log. DIR defaults to results/<name>-sweep.
+The points come from mrcsim itself: its Python module's expand_sweep() (the module built beside
+the --mrcsim binary, <build>/python, else one on PYTHONPATH, else build/python), numbered in the
+file's order (the first parameter varies slowest, the seed fastest); point k runs `mrcsim run SCENARIO --quiet --set
+sweep=null --set seed=S --set PATH=VALUE ... --out DIR/points/<k>` and logs to
+DIR/points/<k>/run.log. DIR defaults to results/<name>-sweep.
 Outputs: DIR/sweep.csv and DIR/<metric>-vs-<parameter>.png (the parameter by its last part, e.g.
 EvCount); --replot redraws the plot from an existing DIR/sweep.csv. Exit status: 0, or 1 when a
 point failed (exit code not 0 or 3: the CSV and plot hold what completed and the failures are
@@ -22,7 +24,7 @@ listed) or on bad input.
 import argparse
 import concurrent.futures
 import csv
-import itertools
+import importlib
 import json
 import math
 import os
@@ -34,6 +36,8 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+
+from mrcsim_results import SummaryError, load_summary
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -75,39 +79,42 @@ class Point:
     index: int
     values: dict  # parameter path -> value, in the file's order
     seed: int
+    scenario: dict = None  # the document the point runs (mrcsim.expand_sweep's)
 
 
-def load_scenario(path):
+def import_module(binary):
+    """The mrcsim Python module: the one built beside `binary` (<build>/bin/mrcsim ->
+    <build>/python), else one already importable (PYTHONPATH, scripts/python.sh), else build/'s."""
+    if "mrcsim" in sys.modules:
+        return sys.modules["mrcsim"]
+    beside = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(binary))), "python")
+    tried = []
+    for directory in (beside, None, os.path.join(ROOT, "build", "python")):
+        if directory is not None:
+            if not os.path.isdir(directory):
+                continue
+            sys.path.insert(0, directory)
+        try:
+            return importlib.import_module("mrcsim")
+        except ImportError as e:
+            tried.append(f"{directory or 'PYTHONPATH'}: {e}")
+        finally:
+            if directory is not None:
+                sys.path.remove(directory)
+    raise SweepError("the mrcsim Python module is not built (" + "; ".join(tried or [beside]) +
+                     "); build it first: scripts/setup.sh")
+
+
+def expand(module, scenario):
+    """The points of a scenario's sweep block, expanded by mrcsim (module.expand_sweep), which
+    checks the scenario and each swept value first."""
+    if not hasattr(module, "expand_sweep"):
+        raise SweepError(f"the mrcsim module {module.__file__} has no expand_sweep (built from older sources); "
+                         "rebuild it: scripts/setup.sh")
     try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
-        raise SweepError(f"cannot read {path}: {e}")
-    if not isinstance(doc, dict) or not isinstance(doc.get("sweep"), dict):
-        raise SweepError(f"{path} has no sweep block; add \"sweep\": {{\"parameters\": {{PATH: [VALUES]}}, "
-                         f"\"seeds\": [...]}} (see scenarios/sweep-ev-count.json)")
-    return doc
-
-
-def seeds_of(doc):
-    sweep = doc["sweep"]
-    seed = doc.get("seed", 1)
-    seeds = sweep.get("seeds", [seed])
-    if isinstance(seeds, dict):
-        seeds = [seed + k for k in range(seeds["count"])]
-    return list(seeds)
-
-
-def expand(doc):
-    """The points of a scenario's sweep block: parameters in the file's order (the first varies
-    slowest), then the seeds."""
-    params = doc["sweep"].get("parameters", {})
-    paths = list(params)
-    points = []
-    for combo in itertools.product(*(params[p] for p in paths)):
-        for seed in seeds_of(doc):
-            points.append(Point(len(points), dict(zip(paths, combo)), seed))
-    return points
+        return [Point(p["index"], p["values"], p["seed"], p["scenario"]) for p in module.expand_sweep(scenario)]
+    except module.SpecError as e:
+        raise SweepError(str(e))  # names the file, the key and what is allowed
 
 
 def point_dir(out, point, total):
@@ -167,37 +174,39 @@ def rows_of_point(point, directory, status):
     base = {"point": point.index, **{p: cell(v) for p, v in point.values.items()}, "seed": point.seed}
     if status is not None:
         return [{**base, "transport": "", "status": status}]
-    with open(os.path.join(directory, "summary.json")) as f:
-        summary = json.load(f)
+    try:
+        summary = load_summary(directory)
+    except SummaryError as e:
+        raise SweepError(f"point {point.index}: {e}")
     rows = []
-    for r in summary["runs"]:
-        c = r["counters"]
-        coll = r["collectives"][0] if r["collectives"] else None
-        msg = r["messages"]
-        pkt = r["packet_latency_us"]
+    for r in summary.runs:
+        c = r.counters
+        coll = r.collectives[0] if r.collectives else None
+        msg = r.messages.time_us
+        pkt = r.packet_latency_us
         rows.append({
             **base,
-            "transport": r["label"],
-            "status": f"partial: {r['stop_reason']}" if r["partial"] else "complete",
-            "partial": "true" if r["partial"] else "false",
-            "completion_us": r["completion_us"],
-            "collective_mean_us": coll["time_us"]["mean"] if coll else "",
-            "collective_max_us": coll["time_us"]["max"] if coll else "",
-            "busbw_gbps": coll["busbw_gbps"] if coll else "",
-            "messages_completed": msg["completed"],
-            "msg_p50_us": msg["time_us"]["p50"],
-            "msg_p99_us": msg["time_us"]["p99"],
-            "msg_p99_9_us": msg["time_us"]["p99_9"],
-            "msg_max_us": msg["time_us"]["max"],
-            "pkt_p50_us": pkt["p50"],
-            "pkt_p99_us": pkt["p99"],
-            "pkt_p99_9_us": pkt["p99_9"],
-            "retransmissions": c["retransmissions"],
-            "timeouts": c["timeouts"],
-            "trims": c["trims"],
-            "ecn_marks": c["ecn_marks"],
-            "drops": sum(c["drops"].values()),
-            "pfc_paused_us": c.get("pfc_paused_port_us", 0),
+            "transport": r.label,
+            "status": f"partial: {r.stop_reason}" if r.partial else "complete",
+            "partial": "true" if r.partial else "false",
+            "completion_us": r.completion_us,
+            "collective_mean_us": coll.time_us.mean if coll else "",
+            "collective_max_us": coll.time_us.max if coll else "",
+            "busbw_gbps": coll.busbw_gbps if coll else "",
+            "messages_completed": r.messages.completed,
+            "msg_p50_us": msg.p50,
+            "msg_p99_us": msg.p99,
+            "msg_p99_9_us": msg.p99_9,
+            "msg_max_us": msg.max,
+            "pkt_p50_us": pkt.p50,
+            "pkt_p99_us": pkt.p99,
+            "pkt_p99_9_us": pkt.p99_9,
+            "retransmissions": c.retransmissions,
+            "timeouts": c.timeouts,
+            "trims": c.trims,
+            "ecn_marks": c.ecn_marks,
+            "drops": c.drops_total,
+            "pfc_paused_us": c.pfc_paused_port_us,
         })
     return rows
 
@@ -385,24 +394,24 @@ def main(argv=None):
     if args.jobs < 1:
         p.error("-j must be at least 1")
     try:
-        doc = load_scenario(args.scenario)
-        params = list(doc["sweep"].get("parameters", {}))
-        out = args.out or os.path.join("results", doc["name"] + "-sweep")
+        points = expand(import_module(args.mrcsim), args.scenario)
+        params = list(points[0].values)
+        name = points[0].scenario["name"]
+        out = args.out or os.path.join("results", name + "-sweep")
         x = args.x or (params[0] if params else "seed")
         check_axes(args.metric, x, params)
         csv_path = os.path.join(out, "sweep.csv")
         png = os.path.join(out, plot_name(args.metric, x, params))
         if args.replot:
-            plot(csv_path, png, args.metric, x, doc["name"])
+            plot(csv_path, png, args.metric, x, name)
             print(f"plot: {png}")
             return 0
         print(validate(args.mrcsim, args.scenario))
-        points = expand(doc)
         os.makedirs(out, exist_ok=True)
         print(f"sweep: {len(points)} points, {args.jobs} at a time, into {out}/points/", flush=True)
         rows, failed, interrupted = run_sweep(args, points, out)
         write_csv(csv_path, params, rows)
-        plot(csv_path, png, args.metric, x, doc["name"])
+        plot(csv_path, png, args.metric, x, name)
     except SweepError as e:
         print(f"sweep: {e}", file=sys.stderr)
         return 1

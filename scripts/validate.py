@@ -43,6 +43,7 @@ import textwrap
 import time
 from dataclasses import dataclass
 
+from mrcsim_results import SummaryError
 from validation_metrics import METRICS, MetricError, RunOutput, Runs
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -388,8 +389,8 @@ def execute(run, mrcsim, timeout):
     if run.code in (0, 3):
         try:
             run.output = RunOutput(run.directory)
-        except (OSError, json.JSONDecodeError) as e:
-            run.error = f"unreadable summary.json: {e}"
+        except SummaryError as e:
+            run.error = f"unreadable summary.json: {e.reason}"
     else:
         lines = [line for line in log.strip().splitlines() if line.strip()]
         run.error = f"exit {run.code}: {lines[-1] if lines else 'no output'}"
@@ -478,7 +479,7 @@ def table(results):
 
 
 def versions(results):
-    return sorted({r.output.summary.get("version", "?") for res in results for r in res.runs.values() if r.output})
+    return sorted({r.output.summary.version or "?" for res in results for r in res.runs.values() if r.output})
 
 
 def report_json(results, subset, mrcsim):
@@ -503,9 +504,9 @@ def report_json(results, subset, mrcsim):
             "explanation": r.claim.explanation,
             "runs": {name: {"command": run.shown(), "directory": os.path.relpath(run.directory, ROOT),
                             "exit_code": run.code, "wall_s": round(run.seconds, 3), "error": run.error,
-                            "seed": run.output.summary.get("seed") if run.output else None,
-                            "scenario_hash": run.output.summary.get("scenario_hash") if run.output else None,
-                            "partial": run.output.summary.get("partial") if run.output else None}
+                            "seed": run.output.summary.seed if run.output else None,
+                            "scenario_hash": run.output.summary.scenario_hash if run.output else None,
+                            "partial": run.output.summary.partial if run.output else None}
                      for name, run in r.runs.items()},
         } for r in results],
     }
@@ -523,11 +524,11 @@ def context_lines(result):
         if not run.output:
             lines.append(f"| {name} | (failed: {md_cell(run.error)}) |" + " |" * (len(CONTEXT_COUNTERS) + 3))
             continue
-        for t in run.output.summary["runs"]:
-            counters = t["counters"]
-            cells = [fmt(t["completion_us"])] + [str(counters[c]) for c in CONTEXT_COUNTERS]
-            cells += [str(sum(counters["drops"].values())), "yes" if t.get("partial") else "no"]
-            lines.append(f"| {name} | {t['label']} | " + " | ".join(cells) + " |")
+        for t in run.output.summary.runs:
+            counters = t.counters
+            cells = [fmt(t.completion_us)] + [str(counters.lookup(c)) for c in CONTEXT_COUNTERS]
+            cells += [str(counters.drops_total), "yes" if t.partial else "no"]
+            lines.append(f"| {name} | {t.label} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -578,8 +579,8 @@ def plot_goodput(result, path, plt):
                 totals[float(row["time_us"])] = totals.get(float(row["time_us"]), 0.0) + float(row["goodput_gbps"])
             times = sorted(totals)
             ax.plot(times, [totals[t] for t in times], label=s["run"], lw=1.2)
-            for failure in output.transport(label).get("failures", []):
-                ax.axvline(failure["at_us"], color="grey", ls=":", lw=1)
+            for failure in output.transport(label).failures:
+                ax.axvline(failure.at_us, color="grey", ls=":", lw=1)
         # A log scale above 10 Gb/s shows the few flows of a tail next to the whole fabric's rate.
         ax.set_yscale("symlog", linthresh=10)
         ax.set_ylim(bottom=0)
@@ -659,7 +660,7 @@ def write_markdown(results, path, subset, total, figures):
             lines += ["", c.notes]
         lines += ["", "Runs (`--out` and `--quiet` left out):", ""]
         for name, run in r.runs.items():
-            seed = f" (seed {run.output.summary.get('seed')})" if run.output else ""
+            seed = f" (seed {run.output.summary.seed})" if run.output else ""
             lines.append(f"- `{name}`: `{run.shown()}`{seed}")
         lines += [""] + context_lines(r)
         if c.id in figures:

@@ -4,8 +4,9 @@ Each takes a claim's runs (name -> RunOutput) and its parameters from the claim 
 the unit registered with it is shown beside its figures. validation/README.md lists them.
 """
 import csv
-import json
 import os
+
+from mrcsim_results import Stats, load_summary
 
 
 class MetricError(Exception):
@@ -23,21 +24,22 @@ def metric(unit):
 
 
 class RunOutput:
-    """The files one finished run wrote: summary.json and <label>/*.csv per transport."""
+    """The files one finished run wrote: summary.json (a mrcsim_results.Summary, checked against
+    the schema; SummaryError if unreadable) and <label>/*.csv per transport."""
 
     def __init__(self, directory):
         self.directory = directory
-        with open(os.path.join(directory, "summary.json")) as f:
-            self.summary = json.load(f)
+        self.summary = load_summary(directory)
 
     def labels(self):
-        return [r["label"] for r in self.summary["runs"]]
+        return self.summary.labels
 
     def transport(self, label):
-        for r in self.summary["runs"]:
-            if r["label"] == label:
-                return r
-        raise MetricError(f"no transport labelled {label!r} in the run (it has {', '.join(self.labels())})")
+        """The mrcsim_results.Run labelled `label`."""
+        run = self.summary.run(label)
+        if run is None:
+            raise MetricError(f"no transport labelled {label!r} in the run (it has {', '.join(self.labels())})")
+        return run
 
     def rows(self, label, name):
         self.transport(label)
@@ -57,16 +59,16 @@ class Runs(dict):
 
 
 def collective(runs, run, transport, workload):
-    every = runs[run].transport(transport)["collectives"]
-    entries = [c for c in every if workload is None or c["workload"] == workload]
-    names = ", ".join(c["workload"] for c in every) or "none"
+    every = runs[run].transport(transport).collectives
+    entries = [c for c in every if workload is None or c.workload == workload]
+    names = ", ".join(c.workload for c in every) or "none"
     if not entries:
         raise MetricError(f"no collective {workload!r} (the run's: {names})")
     if len(entries) > 1:
         raise MetricError(f"the run has several collectives ({names}): name one with \"workload\"")
     entry = entries[0]
-    if entry["completed"] < entry["instances"]:
-        raise MetricError(f"{entry['workload']}: {entry['completed']} of {entry['instances']} instances completed")
+    if entry.completed < entry.instances:
+        raise MetricError(f"{entry.workload}: {entry.completed} of {entry.instances} instances completed")
     return entry
 
 
@@ -91,13 +93,13 @@ def messages(runs, run, transport, workload):
 @metric("µs")
 def completion_us(runs, run, transport):
     """When the transport's last message completed (summary: completion_us)."""
-    return runs[run].transport(transport)["completion_us"]
+    return runs[run].transport(transport).completion_us
 
 
 @metric("µs")
 def completion_delta_us(runs, run, base, transport):
     """How much later the transport completes in `run` than in `base` (e.g. a failure's cost)."""
-    return runs[run].transport(transport)["completion_us"] - runs[base].transport(transport)["completion_us"]
+    return runs[run].transport(transport).completion_us - runs[base].transport(transport).completion_us
 
 
 @metric("µs")
@@ -105,15 +107,15 @@ def collective_time_us(runs, run, transport, workload=None, stat="mean"):
     """A collective's completion time over its instances (summary: collectives[].time_us[stat];
     stat is mean, max, p50, p90, p99 or p99_9). `workload` may be left out when there is one."""
     entry = collective(runs, run, transport, workload)
-    if stat not in entry["time_us"] or stat == "count":
+    if stat not in Stats.STATS:
         raise MetricError(f"stat {stat!r} is not one of mean, max, p50, p90, p99, p99_9")
-    return entry["time_us"][stat]
+    return entry.time_us.stat(stat)
 
 
 @metric("x ideal")
 def collective_slowdown(runs, run, transport, workload=None, stat="mean"):
     """A collective's time (as collective_time_us) over its idle-fabric ideal (ideal_us)."""
-    ideal = collective(runs, run, transport, workload)["ideal_us"]
+    ideal = collective(runs, run, transport, workload).ideal_us
     return collective_time_us(runs, run, transport, workload, stat) / ideal
 
 
@@ -121,8 +123,8 @@ def collective_slowdown(runs, run, transport, workload=None, stat="mean"):
 def collective_bus_fraction(runs, run, transport, workload=None):
     """A collective's mean bus bandwidth (NCCL's busbw, summary: busbw_gbps) over one GPU's NIC
     line rate (ideal_model: gpu_bandwidth_gbps)."""
-    line = runs[run].transport(transport)["ideal_model"]["gpu_bandwidth_gbps"]
-    return collective(runs, run, transport, workload)["busbw_gbps"] / line
+    line = runs[run].transport(transport).gpu_bandwidth_gbps
+    return collective(runs, run, transport, workload).busbw_gbps / line
 
 
 @metric("µs")
@@ -145,9 +147,7 @@ def message_goodput_gbps(runs, run, transport, workload=None):
 def counter(runs, run, transport, counter):
     """A counter of the summary: retransmissions, timeouts, trims, ecn_marks, qp_errors, ...;
     `drops` is every cause summed, `drops.<cause>` one cause."""
-    value = runs[run].transport(transport)["counters"]
-    for part in counter.split("."):
-        if not isinstance(value, dict) or part not in value:
-            raise MetricError(f"the summary has no counter {counter!r}")
-        value = value[part]
-    return sum(value.values()) if isinstance(value, dict) else value
+    try:
+        return runs[run].transport(transport).counters.lookup(counter)
+    except KeyError:
+        raise MetricError(f"the summary has no counter {counter!r}")

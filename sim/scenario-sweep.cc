@@ -1,4 +1,7 @@
-// The "sweep" block of a scenario: override paths with lists of values, and seeds.
+// The "sweep" block of a scenario: override paths with lists of values, and seeds; read and
+// checked here (ParseSweep), and expanded into its points (ExpandSweep).
+#include "sim/scenario-sweep.h"
+
 #include "sim/scenario-spec-detail.h"
 
 #include <algorithm>
@@ -215,6 +218,78 @@ SweepSpec::Points() const
     points = points > detail::kMaxSweepPoints ? points : points * p.values.size();
   }
   return points;
+}
+
+std::vector<std::string>
+SweepParameterOrder(const std::string& text)
+{
+  const nlohmann::ordered_json document = nlohmann::ordered_json::parse(text, nullptr, false);
+  std::vector<std::string> order;
+  if (!document.is_object() || !document.contains("sweep") || !document["sweep"].is_object() ||
+      !document["sweep"].contains("parameters") || !document["sweep"]["parameters"].is_object())
+  {
+    return order;
+  }
+  for (const auto& item : document["sweep"]["parameters"].items())
+  {
+    order.push_back(item.key());
+  }
+  return order;
+}
+
+std::vector<SweepPoint>
+ExpandSweep(const ScenarioSpec& spec, const std::vector<std::string>& order)
+{
+  if (!spec.sweep)
+  {
+    throw SpecError(spec.file +
+                    R"(: has no sweep block; add "sweep": {"parameters": {PATH: [VALUES]}, "seeds": [...]} )"
+                    "(see scenarios/sweep-ev-count.json)");
+  }
+  // The parameters in the given order, the others after them by path (ParseSweep's order).
+  std::vector<const SweepParameter*> parameters;
+  for (const SweepParameter& p : spec.sweep->parameters)
+  {
+    parameters.push_back(&p);
+  }
+  const auto rank = [&order](const SweepParameter* p)
+  { return size_t(std::find(order.begin(), order.end(), p->path) - order.begin()); };
+  std::stable_sort(parameters.begin(),
+                   parameters.end(),
+                   [&rank](const SweepParameter* a, const SweepParameter* b) { return rank(a) < rank(b); });
+
+  std::vector<SweepPoint> points;
+  points.reserve(spec.sweep->Points());
+  std::vector<size_t> at(parameters.size(), 0); // the value index of each parameter, an odometer
+  while (true)
+  {
+    for (uint64_t seed : spec.sweep->seeds)
+    {
+      SweepPoint point;
+      point.index = points.size();
+      point.seed = seed;
+      point.document = spec.document;
+      ApplyOverride(point.document, "sweep=null");
+      ApplyOverride(point.document, "seed=" + std::to_string(seed));
+      for (size_t k = 0; k < parameters.size(); ++k)
+      {
+        const nlohmann::json& value = parameters[k]->values[at[k]];
+        point.values.emplace_back(parameters[k]->path, value);
+        ApplyOverride(point.document, parameters[k]->path + "=" + value.dump());
+      }
+      points.push_back(std::move(point));
+    }
+    // The last parameter turns fastest; when the first rolls over, every combination is done.
+    size_t k = parameters.size();
+    while (k > 0 && ++at[k - 1] == parameters[k - 1]->values.size())
+    {
+      at[--k] = 0;
+    }
+    if (k == 0)
+    {
+      return points;
+    }
+  }
 }
 
 } // namespace mrcsim

@@ -1,10 +1,13 @@
 // The Python module `mrcsim`: scenarios validated and run from a file or a dict (the summary as a
-// dict, the time series as numpy arrays), and fabrics built from presets or specs with their
-// figures. A thin layer over the library the CLI uses (RunScenario, ReportFabric); it adds no
+// dict, the time series as numpy arrays), sweep blocks expanded into their points (the one
+// expansion; scripts/sweep.py uses it), and fabrics built from presets or specs with their figures.
+// A thin layer over the library the CLI uses (RunScenario, ExpandSweep, ReportFabric); it adds no
 // simulation logic. ns-3's simulator is one per process, so runs are serialised.
 #include "sim/scenario-run.h"
+#include "sim/scenario-sweep.h"
 #include "topologies/fabric-report.h"
 #include "topologies/graphml-io.h"
+#include "topologies/json-reader.h"
 
 #include "ns3/nstime.h"
 
@@ -89,18 +92,18 @@ FindUnrepresentable(py::handle value, const std::string& path, int depth = 0)
   return {};
 }
 
-/// A Python value as JSON. What JSON cannot hold (NaN, infinities, lone surrogates, objects of
-/// other types) is a SpecError naming `what` and the path in it, as a file's bad value would be.
-nlohmann::json
-ToJson(py::handle value, const std::string& what = "<dict>")
+/// A Python value as JSON text (json.dumps: a dict's keys in its order). What JSON cannot hold
+/// (NaN, infinities, lone surrogates, objects of other types) is a SpecError naming `what` and the
+/// path in it, as a file's bad value would be.
+std::string
+ToJsonText(py::handle value, const std::string& what = "<dict>")
 {
   const auto [path, why] = FindUnrepresentable(value, "");
   if (!path.empty())
     throw SpecError(what + ": at " + path + ": " + why);
-  std::string text;
   try
   {
-    text = py::str(py::module_::import("json").attr("dumps")(value, py::arg("allow_nan") = false)).cast<std::string>();
+    return py::str(py::module_::import("json").attr("dumps")(value, py::arg("allow_nan") = false)).cast<std::string>();
   }
   catch (py::error_already_set& e)
   {
@@ -108,7 +111,13 @@ ToJson(py::handle value, const std::string& what = "<dict>")
       throw;
     throw SpecError(what + ": not representable as JSON: " + std::string(py::str(e.value())));
   }
-  return ParseJsonText(text, what);
+}
+
+/// A Python value as JSON (ToJsonText, parsed as strictly as a file).
+nlohmann::json
+ToJson(py::handle value, const std::string& what = "<dict>")
+{
+  return ParseJsonText(ToJsonText(value, what), what);
 }
 
 bool
@@ -433,6 +442,54 @@ Topology(py::handle preset, py::handle spec, bool check, bool groups, py::handle
   return ToPython(report);
 }
 
+/// What expand_sweep() returns: each point of the scenario's sweep as a dict.
+py::list
+ExpandSweepPoints(py::handle scenario, py::handle overrides)
+{
+  const std::vector<std::string> sets = Overrides(overrides);
+  std::string origin;
+  std::string text;
+  if (IsPath(scenario))
+  {
+    origin = PathText(scenario);
+    py::gil_scoped_release unlocked;
+    text = ReadInputFile(origin, "JSON", kMaxJsonFileBytes);
+  }
+  else if (py::isinstance<py::dict>(scenario))
+  {
+    origin = kDictOrigin;
+    text = ToJsonText(scenario);
+  }
+  else
+  {
+    throw py::type_error("scenario: expected a path (str or os.PathLike) or a dict, got " +
+                         py::repr(scenario).cast<std::string>());
+  }
+  std::vector<SweepPoint> points;
+  {
+    py::gil_scoped_release unlocked;
+    // As ReadScenarioFile, from the text read once: the parameters' order comes from the same text.
+    const ScenarioSpec spec = ParseScenario(ParseJsonText(text, origin), origin, sets);
+    points = ExpandSweep(spec, SweepParameterOrder(text));
+  }
+  py::list out;
+  for (const SweepPoint& p : points)
+  {
+    py::dict values;
+    for (const auto& [path, value] : p.values)
+    {
+      values[py::str(path)] = ToPython(value);
+    }
+    py::dict point;
+    point["index"] = p.index;
+    point["values"] = values;
+    point["seed"] = p.seed;
+    point["scenario"] = ToPython(p.document);
+    out.append(point);
+  }
+  return out;
+}
+
 py::dict
 PresetNames()
 {
@@ -461,7 +518,8 @@ PYBIND11_MODULE(mrcsim, m)
 
   m.doc() = "Packet-level simulation of MRC and RoCEv2 on multiplane AI fabrics (ns-3).\n\n"
             "validate() and run() take a scenario file or dict, with overrides like the CLI's --set;\n"
-            "topology() builds a fabric and reports its figures.";
+            "expand_sweep() gives the points of its sweep block; topology() builds a fabric and\n"
+            "reports its figures.";
   m.attr("__version__") = MRCSIM_VERSION;
   // Messages quote the input, which may hold bytes that are not UTF-8 (a file name): they are
   // shown escaped rather than lost.
@@ -541,5 +599,17 @@ PYBIND11_MODULE(mrcsim, m)
         "`mrcsim topo --json` prints: gpus, planes, tiers, switches, links, optics, max_switch_hops,\n"
         "shortest_paths, bisection_tbps, power_kw, spec, routing (and check when check=True).\n"
         "fail_links: link ids down before routing; graphml: also export the fabric there.");
+  m.def("expand_sweep",
+        &ExpandSweepPoints,
+        py::arg("scenario"),
+        py::arg("overrides") = py::none(),
+        "expand_sweep(scenario, overrides=None) -> list of dict\n\n"
+        "The points of a scenario's sweep block, as scripts/sweep.py runs them: the cartesian\n"
+        "product of its parameters' values (the first parameter, in the file's order, varies\n"
+        "slowest) times its seeds (fastest). Each point is {\"index\": k, \"values\": {path: value}\n"
+        "(in the file's order), \"seed\": S, \"scenario\": the document the point runs (sweep null,\n"
+        "seed and values applied as --set applies them)}. scenario and overrides as validate();\n"
+        "the scenario and every swept value are checked first. Raises mrcsim.SpecError naming\n"
+        "the file, the key and what is allowed, or saying the scenario has no sweep block.");
   m.def("presets", &PresetNames, "presets() -> dict: the fabric presets, name -> description.");
 }

@@ -1,6 +1,8 @@
-"""Shared by the script tests: where the repository and the mrcsim binary are.
+"""Shared by the script tests: where the repository, the mrcsim binary and its Python module are.
 
-CTest passes the binary it built in MRCSIM; run by hand, the tests use build/bin/mrcsim."""
+CTest passes the binary it built in MRCSIM and the module's directory in MRCSIM_PYTHONPATH; run
+by hand, the tests use build/bin/mrcsim and build/python."""
+import importlib
 import os
 import struct
 import sys
@@ -9,6 +11,10 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+MODULE_DIR = os.environ.get("MRCSIM_PYTHONPATH") or os.path.join(ROOT, "build", "python")
+# Scripts run as subprocesses find the same module (scripts/sweep.py imports it).
+SCRIPT_ENV = {**os.environ, "PYTHONPATH": MODULE_DIR + (os.pathsep + os.environ["PYTHONPATH"]
+                                                        if os.environ.get("PYTHONPATH") else "")}
 
 
 @pytest.fixture(scope="session")
@@ -19,6 +25,18 @@ def mrcsim():
             pytest.fail(f"MRCSIM={path} is not an executable")
         pytest.skip(f"no mrcsim binary at {path}; build first or set MRCSIM")
     return path
+
+
+@pytest.fixture(scope="session")
+def mrcsim_module():
+    """The mrcsim Python module of MODULE_DIR; missing, a failure (as in test_module.py)."""
+    sys.path.insert(0, MODULE_DIR)
+    try:
+        return importlib.import_module("mrcsim")
+    except ImportError as e:
+        pytest.fail(f"the mrcsim module is not built in {MODULE_DIR} (build the project first): {e}")
+    finally:
+        sys.path.remove(MODULE_DIR)
 
 
 def png_size(path):

@@ -1,5 +1,7 @@
-"""scripts/sweep.py: the expansion of a sweep block, a tiny sweep run two points at a time (and
-again one at a time: the same CSV), a failing point, a sweep mrcsim rejects, and re-plotting."""
+"""scripts/sweep.py: the expansion of a sweep block (mrcsim's own, through the Python module:
+the same points as the block says and the same scenarios as the CLI's --set), a tiny sweep run two
+points at a time (and again one at a time: the same CSV), a failing point, a sweep mrcsim rejects,
+and re-plotting."""
 import csv
 import itertools
 import json
@@ -9,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, png_size
+from conftest import ROOT, SCRIPT_ENV, png_size
 
 import sweep  # noqa: E402
 
@@ -17,7 +19,8 @@ SCRIPT = os.path.join(ROOT, "scripts", "sweep.py")
 
 
 def run(*args):
-    return subprocess.run(["/usr/bin/python3", SCRIPT, *args], capture_output=True, text=True, timeout=120)
+    return subprocess.run(["/usr/bin/python3", SCRIPT, *args], capture_output=True, text=True, timeout=120,
+                          env=SCRIPT_ENV)
 
 
 def scenario(tmp_path, sweep_block, transport=None, name="tiny"):
@@ -41,26 +44,79 @@ def read_rows(path):
         return reader.fieldnames, list(reader)
 
 
-def test_expansion_is_the_cartesian_product_in_file_order(mrcsim, tmp_path):
+def cli_document(module, path, point):
+    """The scenario `mrcsim run PATH --set sweep=null --set seed=S --set PATH=VALUE ...` runs."""
+    return module.validate(path, overrides=sweep.point_command("", "", point, "")[5:-2:2])["document"]
+
+
+def test_expansion_is_the_cartesian_product_in_file_order(mrcsim, mrcsim_module, tmp_path):
+    # The file lists workloads.* before transport.*: not the order of a parsed nlohmann::json.
     block = {"parameters": {"workloads.0.bytes": [4096, 16384, 65536],
                             "transport.0.attributes.ns3::MrcQueuePair::EvCount": [16, 64]},
              "seeds": [5, 7]}
     path, doc = scenario(tmp_path, block)
-    points = sweep.expand(doc)
+    points = sweep.expand(mrcsim_module, path)
     assert [p.index for p in points] == list(range(12))
     expected = list(itertools.product([4096, 16384, 65536], [16, 64], [5, 7]))
     assert [(*p.values.values(), p.seed) for p in points] == expected
     assert all(list(p.values) == list(block["parameters"]) for p in points)
+    # Each point's scenario is the one its `mrcsim run ... --set` runs.
+    for p in points[:3] + points[-2:]:
+        assert p.scenario == cli_document(mrcsim_module, path, p)
+        assert p.scenario["sweep"] is None and p.scenario["seed"] == p.seed
     # mrcsim counts the same points (its parameters by path).
     out = subprocess.run([mrcsim, "validate", path], capture_output=True, text=True, timeout=60).stdout
     assert "sweep of 12 point(s): 2 x 3 values x 2 seed(s)" in out
-    # {"count": N} starts at the scenario's seed; no parameters: one point per seed.
+    # A dict expands as its file does; {"count": N} starts at the scenario's seed; no parameters:
+    # one point per seed.
+    assert [(p.values, p.seed) for p in sweep.expand(mrcsim_module, doc)] == [(p.values, p.seed) for p in points]
     doc["seed"] = 10
     doc["sweep"] = {"seeds": {"count": 3}}
-    assert [(p.values, p.seed) for p in sweep.expand(doc)] == [({}, 10), ({}, 11), ({}, 12)]
+    assert [(p.values, p.seed) for p in sweep.expand(mrcsim_module, doc)] == [({}, 10), ({}, 11), ({}, 12)]
     doc["sweep"] = {"parameters": {"workloads.0.bytes": [1, 2]}}
-    assert [(p.values, p.seed) for p in sweep.expand(doc)] == [({"workloads.0.bytes": 1}, 10),
-                                                               ({"workloads.0.bytes": 2}, 10)]
+    assert [(p.values, p.seed) for p in sweep.expand(mrcsim_module, doc)] == [({"workloads.0.bytes": 1}, 10),
+                                                                              ({"workloads.0.bytes": 2}, 10)]
+
+
+def test_the_expansion_of_sweep_ev_count_is_the_blocks_and_the_clis(mrcsim, mrcsim_module):
+    path = os.path.join(ROOT, "scenarios", "sweep-ev-count.json")
+    doc = json.load(open(path))
+    params = doc["sweep"]["parameters"]
+    seeds = [doc["seed"] + k for k in range(doc["sweep"]["seeds"]["count"])]
+    points = sweep.expand(mrcsim_module, path)
+    assert [(p.index, p.values, p.seed) for p in points] == [
+        (k, dict(zip(params, combo)), seed)
+        for k, (*combo, seed) in enumerate(itertools.product(*params.values(), seeds))]
+    out = subprocess.run([mrcsim, "validate", path], capture_output=True, text=True, timeout=60).stdout
+    assert f"sweep of {len(points)} point(s)" in out
+    for p in points:
+        assert p.scenario == cli_document(mrcsim_module, path, p)
+    # The module's own form: dicts, values in the file's order, the point's whole scenario.
+    raw = mrcsim_module.expand_sweep(path)
+    assert raw[5] == {"index": 5, "values": {"transport.0.attributes.ns3::MrcQueuePair::EvCount": 32}, "seed": 3,
+                      "scenario": points[5].scenario}
+    assert raw[5]["scenario"]["transport"][0]["attributes"]["ns3::MrcQueuePair::EvCount"] == 32
+    # Overrides apply before the expansion, as --set before a run.
+    again = mrcsim_module.expand_sweep(path, overrides={"sweep.seeds": [9]})
+    assert [(p["values"], p["seed"]) for p in again] == [(p.values, 9) for p in points[::3]]
+
+
+@pytest.mark.parametrize("block, message", [
+    ({"parameters": {"workloads.0.bytes": [4096, 0]}},
+     r"tiny\.json: at /sweep/parameters/workloads\.0\.bytes/1: the value 0 does not apply"),
+    ({"parameters": {"workloads.0.bytes": []}},
+     r"tiny\.json: at /sweep/parameters/workloads\.0\.bytes: expected a non-empty list of values"),
+    ({"seeds": {"count": 0}}, r"tiny\.json: at /sweep/seeds/count: .*"),
+    ({"parameters": {"seed": [1, 2]}}, r"at /sweep/parameters/seed: the seed is swept by \"seeds\""),
+    ({"parameters": {"workloads.0.bytes": [1]}, "extra": 1}, r"at /sweep/extra: unknown key"),
+    (None, r"tiny\.json: has no sweep block"),
+])
+def test_expansion_errors_name_the_file_and_the_key(mrcsim_module, tmp_path, block, message):
+    path, _ = scenario(tmp_path, block)
+    with pytest.raises(sweep.SweepError, match=message):
+        sweep.expand(mrcsim_module, path)
+    with pytest.raises(mrcsim_module.SpecError, match=message):
+        mrcsim_module.expand_sweep(path)
 
 
 def test_a_point_runs_with_its_overrides(tmp_path):
