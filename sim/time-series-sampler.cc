@@ -17,7 +17,10 @@ SumTxBytes(const std::vector<ns3::Ptr<ns3::FabricPort>>& ports)
 {
   uint64_t sum = 0;
   for (const auto& p : ports)
+  {
+    p->CatchUp(); // the port as of now: its getters are pure
     sum += p->TxBytes();
+  }
   return sum;
 }
 
@@ -104,6 +107,7 @@ TimeSeriesSampler::Sample()
   for (SampledPort& sp : m_ports)
   {
     uint64_t queued = 0;
+    sp.p->CatchUp();
     for (uint8_t cls = 0; cls < sp.p->QueueConfig()->NumClasses(); ++cls)
       queued += sp.p->QueueBytes(cls);
     const uint64_t tx = sp.p->TxBytes();

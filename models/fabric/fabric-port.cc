@@ -193,7 +193,6 @@ FabricPort::IsLinkUp() const
 bool
 FabricPort::IsBusy() const
 {
-  const_cast<FabricPort*>(this)->CatchUp();
   return Simulator::Now() < m_busyUntil;
 }
 

@@ -125,7 +125,9 @@ public:
   /// for its rate and cable), worked out at the first use.
   uint64_t PfcHeadroom();
 
-  /// \brief Starts every frame whose start time has passed (see the file comment).
+  /// \brief Starts every frame whose start time has passed (see the file comment). Observers
+  /// call it before reading the state below as of now: the getters are pure, and between
+  /// catch-ups they describe the port as of its last one.
   void CatchUp();
   /// \brief The queue entry this port will start next, if one is queued (a hint for
   /// prefetching: the entry and its frame are what the start reads).
@@ -136,11 +138,7 @@ public:
   }
 
   // ---- state ---------------------------------------------------------------------------------
-  uint32_t QueueBytes(uint8_t cls) const
-  {
-    const_cast<FabricPort*>(this)->CatchUp();
-    return m_bytes[cls];
-  }
+  uint32_t QueueBytes(uint8_t cls) const { return m_bytes[cls]; }
   /// \brief Bytes of a lossless (PFC) class that came in here and are queued at other ports.
   uint32_t IngressBytes(uint8_t cls) const
   {
@@ -149,23 +147,11 @@ public:
   bool IsPaused(uint8_t cls) const { return (m_pausedMask >> cls) & 1; }
   bool IsBusy() const;
   /// \brief When the wire frees up (after the frames already started).
-  Time GetBusyUntil() const
-  {
-    const_cast<FabricPort*>(this)->CatchUp();
-    return m_busyUntil;
-  }
+  Time GetBusyUntil() const { return m_busyUntil; }
   FabricChannel* GetFabricChannel() const { return PeekPointer(m_channel); }
   FabricPort* GetPeer() const;
-  uint64_t TxPackets() const
-  {
-    const_cast<FabricPort*>(this)->CatchUp();
-    return m_txPackets;
-  }
-  uint64_t TxBytes() const
-  {
-    const_cast<FabricPort*>(this)->CatchUp();
-    return m_txBytes;
-  }
+  uint64_t TxPackets() const { return m_txPackets; }
+  uint64_t TxBytes() const { return m_txBytes; }
   /// \brief Data packets trimmed here, and packets marked CE here (since the start).
   uint64_t TrimmedPackets() const { return m_trimmed; }
   uint64_t EcnMarkedPackets() const { return m_ecnMarked; }

@@ -193,7 +193,9 @@ void
 RdmaNic::NotifyReady(uint16_t port)
 {
   // A busy port already has its visit at the end of the current frame.
-  Schedule(port, std::max(Simulator::Now(), m_host->PortAt(port)->GetBusyUntil()));
+  FabricPort* wire = m_host->PortAt(port);
+  wire->CatchUp();
+  Schedule(port, std::max(Simulator::Now(), wire->GetBusyUntil()));
 }
 
 void
@@ -238,6 +240,7 @@ RdmaNic::Serve(uint16_t port)
     return; // LinkStateChanged wakes the port when it comes back
   }
   const Time now = Simulator::Now();
+  wire->CatchUp(); // the wire as of now (frames due have started)
   Time busy = wire->GetBusyUntil();
   if (busy > now)
   {

@@ -139,7 +139,10 @@ TEST_CASE("mrc: QPs sharing a bottleneck keep it busy and each get a share", "[m
     {
       uint64_t sum = 0;
       for (int p = 0; p < 8; ++p)
+      {
+        f.NicPort(senders[i], p)->CatchUp(); // the port as of now
         sum += f.NicPort(senders[i], p)->TxBytes();
+      }
       into[i] = sum;
     }
   };

@@ -200,6 +200,8 @@ TEST_CASE("roce: two QPs through one bottleneck converge to a fair share", "[roc
   Simulator::Schedule(MilliSeconds(10),
                       [&]
                       {
+                        pa->CatchUp(); // the ports as of now
+                        pb->CatchUp();
                         a0 = pa->TxBytes();
                         b0 = pb->TxBytes();
                       });
@@ -208,6 +210,8 @@ TEST_CASE("roce: two QPs through one bottleneck converge to a fair share", "[roc
   Simulator::Schedule(MilliSeconds(20),
                       [&]
                       {
+                        pa->CatchUp();
+                        pb->CatchUp();
                         a1 = pa->TxBytes();
                         b1 = pb->TxBytes();
                         Simulator::Stop();
