@@ -3,7 +3,7 @@
 // (roce-responder.cc).
 #include "models/roce/roce-queue-pair.h"
 
-#include "models/mrc/mrc-ev.h"
+#include "models/wire/udp-entropy.h"
 #include "models/rdma/rdma-nic.h"
 #include "models/wire/roce-bth-header.h"
 
