@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,8 +35,9 @@ nlohmann::json ApplyLinkLoss(const ScenarioSpec& spec, const Fabric& fabric, ns3
 class FailureSchedule
 {
 public:
-  /// \brief Schedules `spec`'s failures. Throws SpecError (naming the file and the entry) on a
-  /// random_links entry expected to draw more than kMaxRandomFailures.
+  /// \brief Schedules `spec`'s failures, each by its type (sim/failure-types.h). Throws SpecError
+  /// (naming the file and the entry) on a random_links entry expected to draw more than
+  /// kMaxRandomFailures.
   FailureSchedule(const ScenarioSpec& spec, const Fabric& fabric, ns3::FabricNetwork& net);
   ~FailureSchedule();
 
@@ -44,9 +46,9 @@ public:
   nlohmann::json Log() const;
 
 private:
-  struct RandomLinks;
   nlohmann::json m_log;
-  std::vector<std::pair<std::size_t, std::shared_ptr<RandomLinks>>> m_random; ///< log index, process
+  /// Log index and what completes that entry (FailureType::schedule's result)
+  std::vector<std::pair<std::size_t, std::function<void(nlohmann::json&)>>> m_updates;
 };
 
 } // namespace mrcsim

@@ -1,8 +1,12 @@
-// Resolving a scenario's link selectors ({"id"}, {"gpu", "plane"}, {"plane", "t0", "t1"},
-// {"plane", "t0", "up_port"}) to link ids of the built fabric.
+// Reading a scenario's link selectors ({"id"}, {"gpu", "plane"}, {"plane", "t0", "t1"},
+// {"plane", "t0", "up_port"}) and resolving them to link ids of the built fabric.
 #include "sim/scenario-spec-detail.h"
 #include "sim/scenario-spec.h"
 
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -10,7 +14,58 @@ namespace mrcsim
 {
 
 using detail::Existing;
+using detail::kMaxIndex;
 using detail::kSelectorForms;
+
+LinkSelector
+detail::ParseLinkSelector(const nlohmann::json& v,
+                          const std::string& origin,
+                          const std::string& path,
+                          const Fabric& fabric)
+{
+  JsonReader r(v, origin, path);
+  r.Expect({ "id", "gpu", "plane", "t0", "t1", "up_port" });
+  std::set<std::string> keys;
+  for (const auto& item : v.items())
+  {
+    keys.insert(item.key());
+  }
+  static const std::vector<std::set<std::string>> forms{
+    { "id" }, { "gpu", "plane" }, { "plane", "t0", "t1" }, { "plane", "t0", "up_port" }
+  };
+  if (std::find(forms.begin(), forms.end(), keys) == forms.end())
+  {
+    std::string got;
+    for (const std::string& k : keys)
+    {
+      got += (got.empty() ? "\"" : ", \"") + k + "\"";
+    }
+    throw SpecError(origin + ": at " + path + ": a link is named by exactly one of the forms " + kSelectorForms +
+                    "; got {" + got + "}");
+  }
+  auto read = [&r](const std::string& key) -> std::optional<uint32_t>
+  {
+    if (!r.Has(key))
+    {
+      return std::nullopt;
+    }
+    return static_cast<uint32_t>(r.Int(key, 0, kMaxIndex));
+  };
+  LinkSelector s;
+  s.where = path;
+  s.id = read("id");
+  s.gpu = read("gpu");
+  if (r.Has("plane"))
+  {
+    s.plane = static_cast<int>(r.Int("plane", 0, std::numeric_limits<int16_t>::max()));
+  }
+  s.t0 = read("t0");
+  s.t1 = read("t1");
+  s.upPort = read("up_port");
+  r.Finish();
+  ResolveLink(fabric, s, origin);
+  return s;
+}
 
 uint32_t
 ResolveLink(const Fabric& fabric, const LinkSelector& s, const std::string& origin)

@@ -1,8 +1,8 @@
 #include "sim/network-service.h"
 
-#include "models/mrc/mrc-connect.h"
-#include "models/roce/roce-connect.h"
-#include "models/engine/splitmix.h"
+#include "sim/transport-types.h"
+
+#include "models/rdma/rdma-connect.h"
 
 #include "ns3/callback.h"
 #include "ns3/simulator.h"
@@ -13,25 +13,8 @@
 namespace mrcsim
 {
 
-namespace
-{
-
 using ns3::Ptr;
 using ns3::Time;
-
-void
-AddLatency(LatencyHistogram* h, Time oneWay)
-{
-  h->Add(oneWay.GetSeconds() * 1e6);
-}
-
-void
-CountEvTransition(uint64_t* n, uint32_t, uint16_t, int, ns3::EvState, ns3::EvState)
-{
-  ++*n;
-}
-
-} // namespace
 
 /// The trace sinks of one QP: ns-3 binds one argument, so the side carries what they need.
 struct NetworkService::SideSinks
@@ -197,35 +180,10 @@ NetworkService::Get(uint32_t src, uint32_t dst)
   Connection& c = m_connections[key];
   c.a = std::min(src, dst);
   const uint32_t b = std::max(src, dst);
-  for (uint32_t gpu : { c.a, b })
-  {
-    if (m_latencyTraced.insert(gpu).second)
-    {
-      Ptr<ns3::RdmaNic> nic = ns3::GetOrCreateNic(m_net, gpu);
-      nic->EnableLatencyTracing();
-      nic->TraceConnectWithoutContext("PacketLatency", ns3::MakeBoundCallback(&AddLatency, &m_packetLatency));
-    }
-  }
-  if (m_transport.type == "mrc")
-  {
-    auto qp = ns3::ConnectMrc(m_net, c.a, b);
-    for (auto side : { qp.first, qp.second })
-    {
-      side->TraceConnectWithoutContext("EvState", ns3::MakeBoundCallback(&CountEvTransition, &m_evTransitions));
-    }
+  for (ConnectionObserver* o : m_observers)
+    o->OnConnection(c.a, b);
+  for (const QpPair& qp : TransportTypes().Get(m_transport.type).connect(m_net, m_transport, c.a, b))
     Add(c, qp.first, qp.second);
-  }
-  else
-  {
-    const uint16_t ports = m_net.GetHost(c.a)->NumPorts();
-    for (uint32_t q = 0; q < m_transport.qpsPerConnection; ++q)
-    {
-      uint64_t h = (uint64_t(c.a) << 32) ^ (uint64_t(b) << 8) ^ q;
-      const uint16_t entropy = static_cast<uint16_t>(0xC000 | (ns3::SplitMix64(h) & 0x3FFF));
-      auto qp = ns3::ConnectRoce(m_net, c.a, b, static_cast<uint16_t>(q % ports), entropy);
-      Add(c, qp.first, qp.second);
-    }
-  }
   return c;
 }
 
@@ -243,6 +201,8 @@ NetworkService::Add(Connection& c, Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueue
     qp->TraceConnectWithoutContext("RecvComplete", ns3::MakeBoundCallback(&SideSinks::RecvComplete, side));
     qp->TraceConnectWithoutContext("Error", ns3::MakeBoundCallback(&SideSinks::Error, side));
     m_qps.push_back(qp);
+    for (ConnectionObserver* o : m_observers)
+      o->OnQp(qp);
   }
   c.aSide.push_back(sx);
   c.bSide.push_back(sy);

@@ -4,7 +4,6 @@
 #ifndef MRCSIM_SIM_NETWORK_SERVICE_H
 #define MRCSIM_SIM_NETWORK_SERVICE_H
 
-#include "sim/latency-histogram.h"
 #include "sim/scenario-spec.h"
 #include "sim/workload.h"
 
@@ -15,7 +14,6 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -28,10 +26,23 @@ namespace mrcsim
 /// communication library splits a large buffer.
 constexpr uint64_t kMaxRdmaWriteBytes = uint64_t(1) << 31;
 
+/// \brief Told of the connections and QPs a NetworkService makes, as it makes them (the run's
+/// metric collectors subscribe to their trace sources; sim/run-metrics.h).
+class ConnectionObserver
+{
+public:
+  virtual ~ConnectionObserver() = default;
+  /// \brief GPUs a < b are connected for the first time; their QPs are made next.
+  virtual void OnConnection(uint32_t a, uint32_t b) {}
+  /// \brief A QP was made (each of a connection's, after OnConnection).
+  virtual void OnQp(ns3::Ptr<ns3::RdmaQueuePair> qp) {}
+};
+
 /// \brief Workloads' messages on the QPs of one transport.
 class NetworkService : public MessageService
 {
 public:
+  /// \param transport its type connects the GPUs (sim/transport-types.h)
   NetworkService(ns3::FabricNetwork& net, const TransportSpec& transport);
   ~NetworkService() override;
 
@@ -43,6 +54,9 @@ public:
   /// \brief Runs after every completed message and on Progressed() (the runner checks whether
   /// all work is done).
   void SetOnProgress(std::function<void()> callback) { m_onProgress = std::move(callback); }
+  /// \brief Tells `observer` (which must outlive the service's connections) of every connection
+  /// and QP made from now on.
+  void AddObserver(ConnectionObserver* observer) { m_observers.push_back(observer); }
   void Progressed() override
   {
     if (m_onProgress)
@@ -56,9 +70,6 @@ public:
   uint64_t FailedMessages() const { return m_failedMessages; }
   /// \brief Messages posted and neither complete nor failed.
   uint64_t OutstandingMessages() const { return m_outstanding; }
-  /// \brief One-way latency of every full data packet, NIC to NIC, microseconds.
-  const LatencyHistogram& PacketLatency() const { return m_packetLatency; }
-  uint64_t EvTransitions() const { return m_evTransitions; }
 
 private:
   /// A message part waiting for its receiver: `ok` true when it completed, false when its QP
@@ -102,11 +113,9 @@ private:
   std::vector<ns3::Ptr<ns3::RdmaQueuePair>> m_qps;
   std::vector<std::string> m_errors;
   std::function<void()> m_onProgress;
+  std::vector<ConnectionObserver*> m_observers;
   uint64_t m_outstanding = 0;
   uint64_t m_failedMessages = 0;
-  uint64_t m_evTransitions = 0;
-  std::set<uint32_t> m_latencyTraced; ///< GPUs whose NIC reports packet latency
-  LatencyHistogram m_packetLatency{ 1e-3 };
 };
 
 } // namespace mrcsim

@@ -1,5 +1,5 @@
 // `mrcsim bench perm-8192`: MRC on a random permutation, run to completion (the workload of the
-// MRC issue's speed target; UEC's htsim is the reference point).
+// project's speed and memory targets, docs/PERFORMANCE.md; UEC's htsim is the reference point).
 #ifndef MRCSIM_SIM_PERM_BENCHMARK_H
 #define MRCSIM_SIM_PERM_BENCHMARK_H
 

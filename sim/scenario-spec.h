@@ -21,7 +21,7 @@ namespace mrcsim
 /// \brief One transport to run the workloads on ("transport": an object or a list of them).
 struct TransportSpec
 {
-  std::string type;  ///< "mrc" or "rocev2"
+  std::string type;  ///< a TransportTypes() name: "mrc" or "rocev2"
   std::string label; ///< unique among the scenario's transports (default: the type)
   /// ns-3 attribute defaults by full name ("ns3::MrcQueuePair::EvCount" -> "64"), applied with
   /// Config::SetDefault before the network is built; values kept as text (numbers, booleans,
@@ -137,12 +137,12 @@ struct SweepParameter
 };
 
 /// \brief A sweep block: the cartesian product of the parameters' values and the seeds, each point
-/// a separate run of the scenario. scripts/sweep.py runs the points; `mrcsim run` runs the base
-/// scenario only and says so.
+/// a separate run of the scenario. ExpandSweep (scenario-sweep.h) makes the points, which
+/// scripts/sweep.py runs; `mrcsim run` runs the base scenario only and says so.
 struct SweepSpec
 {
-  /// By path: nlohmann::json keeps an object's keys sorted. scripts/sweep.py numbers the points
-  /// in the file's order instead; only the count matters here.
+  /// By path: nlohmann::json keeps an object's keys sorted. ExpandSweep numbers the points in
+  /// the file's order instead; only the count matters here.
   std::vector<SweepParameter> parameters;
   std::vector<uint64_t> seeds; ///< default: the scenario's seed
   /// \brief Parameter value combinations times seeds.

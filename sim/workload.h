@@ -104,8 +104,9 @@ protected:
   ns3::Time m_gpuIdle;
 };
 
-/// \brief Creates the workload a spec describes. `seed` draws permutations and random traffic
-/// (same seed, same messages); `ideal` fills the records' lower bounds.
+/// \brief Creates the workload a spec describes, by its type's entry in WorkloadTypes()
+/// (sim/workload-types.h). `seed` draws permutations and random traffic (same seed, same
+/// messages); `ideal` fills the records' lower bounds.
 /// Throws SpecError (naming the workload, the key and what is allowed) on a spec the workload
 /// cannot run: unknown type, groupSize not dividing the GPUs, hd_allreduce groups not a power of
 /// two, too few GPUs for the pattern.

@@ -1,0 +1,136 @@
+// The transports: for each, the keys it takes (the registry, TransportTypes()), the reader of
+// those keys, its fabric policy and its connection of two GPUs.
+#include "sim/transport-types.h"
+
+#include "models/engine/splitmix.h"
+#include "models/fabric/port-queue-config.h"
+#include "models/mrc/mrc-connect.h"
+#include "models/roce/roce-connect.h"
+#include "models/wire/udp-entropy.h"
+
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/uinteger.h"
+
+namespace mrcsim
+{
+
+namespace
+{
+
+using ns3::PortQueueConfig;
+using ns3::Ptr;
+
+constexpr int64_t kMaxQps = 64;
+
+/// Sets a boolean attribute of a port class, unless the scenario set the same attribute itself.
+void
+Policy(const FabricPolicyContext& c, Ptr<PortQueueConfig> cfg, const std::string& attr, bool value)
+{
+  if (!c.userSet.count(attr))
+    cfg->SetAttribute(attr, ns3::BooleanValue(value));
+}
+
+// ---- MRC ----------------------------------------------------------------------------------------
+
+void
+ParseMrc(JsonReader&, TransportSpec&)
+{
+}
+
+void
+ConfigureMrcFabric(const FabricPolicyContext& c)
+{
+  ns3::FabricNetwork& net = c.net;
+  Policy(c, net.GetLastHopPortConfig(), "EcnEnabled", false); // a mark means mid-fabric congestion
+  Policy(c, net.GetFabricPortConfig(), "TrimEnabled", true);
+  Policy(c, net.GetLastHopPortConfig(), "TrimEnabled", true);
+  // Thresholds in BDPs of the fabric (docs/MODEL.md): ECN from 0.2 to 0.8 BDP, trimming above
+  // 1 BDP, 1.5 on the last hop. The BDP is that of the reference rate over the base round trip
+  // (twice the longest path's one-way latency); ports of other rates scale it.
+  const auto bdpBytes = [&](double bdps)
+  {
+    ns3::DataRateValue reference;
+    net.GetFabricPortConfig()->GetAttribute("ReferenceRate", reference);
+    const double bdp = 2 * c.ideal.baseLatencyS * double(reference.Get().GetBitRate()) / 8;
+    return static_cast<uint64_t>(bdps * bdp);
+  };
+  const auto threshold = [&](Ptr<PortQueueConfig> cfg, const std::string& attr, double bdps)
+  {
+    if (!c.userSet.count(attr))
+      cfg->SetAttribute(attr, ns3::UintegerValue(bdpBytes(bdps)));
+  };
+  threshold(net.GetFabricPortConfig(), "EcnKmin", 0.2);
+  threshold(net.GetFabricPortConfig(), "EcnKmax", 0.8);
+  threshold(net.GetFabricPortConfig(), "TrimThreshold", 1.0);
+  threshold(net.GetLastHopPortConfig(), "TrimThreshold", 1.5);
+}
+
+/// One QP pair over every plane.
+std::vector<QpPair>
+ConnectMrcPair(ns3::FabricNetwork& net, const TransportSpec&, uint32_t a, uint32_t b)
+{
+  auto qp = ns3::ConnectMrc(net, a, b);
+  return { QpPair(qp.first, qp.second) };
+}
+
+// ---- RoCEv2 -------------------------------------------------------------------------------------
+
+void
+ParseRoce(JsonReader& r, TransportSpec& t)
+{
+  t.qpsPerConnection = static_cast<uint32_t>(r.Int("qps_per_connection", 1, kMaxQps, 1));
+}
+
+void
+ConfigureRoceFabric(const FabricPolicyContext& c)
+{
+  for (auto cfg : { c.net.GetFabricPortConfig(), c.net.GetLastHopPortConfig(), c.net.GetNicPortConfig() })
+    Policy(c, cfg, "PfcEnabled", true);
+}
+
+/// qps_per_connection QP pairs, spread over the NIC ports, each on its own UDP source port.
+std::vector<QpPair>
+ConnectRocePairs(ns3::FabricNetwork& net, const TransportSpec& t, uint32_t a, uint32_t b)
+{
+  std::vector<QpPair> pairs;
+  const uint16_t ports = net.GetHost(a)->NumPorts();
+  for (uint32_t q = 0; q < t.qpsPerConnection; ++q)
+  {
+    uint64_t h = (uint64_t(a) << 32) ^ (uint64_t(b) << 8) ^ q;
+    const uint16_t entropy = ns3::EvEntropy::Encode(static_cast<uint16_t>(ns3::SplitMix64(h) & ns3::EvEntropy::kEvMask));
+    auto qp = ns3::ConnectRoce(net, a, b, static_cast<uint16_t>(q % ports), entropy);
+    pairs.emplace_back(qp.first, qp.second);
+  }
+  return pairs;
+}
+
+TypeRegistry<TransportType>
+BuildRegistry()
+{
+  return TypeRegistry<TransportType>(
+    "transport",
+    { { "type", KeyUse::Required }, { "label" }, { "attributes" } },
+    { "qps_per_connection" },
+    {
+      { { "mrc", "MRC: multipath over every plane, packet trimming, no PFC", {} },
+        &ParseMrc,
+        &ConfigureMrcFabric,
+        &ConnectMrcPair },
+      { { "rocev2", "RoCEv2: go-back-N over one path per QP, PFC", { { "qps_per_connection" } } },
+        &ParseRoce,
+        &ConfigureRoceFabric,
+        &ConnectRocePairs },
+    });
+}
+
+} // namespace
+
+const TypeRegistry<TransportType>&
+TransportTypes()
+{
+  static const TypeRegistry<TransportType> registry = BuildRegistry();
+  return registry;
+}
+
+} // namespace mrcsim

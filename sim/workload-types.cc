@@ -1,0 +1,465 @@
+// The workload types: for each, the keys it takes (the registry, WorkloadTypes()), the reader of
+// those keys (Parse*, called by the scenario reader once the common keys are read) and the
+// constructor of the running workload (Make*, called by MakeWorkload), which checks the spec
+// again since specs built by code do not go through the reader.
+#include "sim/workload-types.h"
+
+#include "sim/collective-workload.h"
+#include "sim/pattern-workload.h"
+#include "sim/random-workload.h"
+#include "sim/scenario-spec-detail.h"
+
+#include "ns3/abort.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace mrcsim
+{
+
+namespace
+{
+
+using detail::kMaxExact;
+using detail::kMaxIndex;
+using detail::kMaxTimeUs;
+
+constexpr int64_t kMaxIterations = 1000000;
+/// At least a millionth of the line rate: below it a GPU's arrivals are further apart than any
+/// duration a packet-level run reaches, and the workload would silently post nothing.
+constexpr double kMinLoad = 1e-6;
+/// The most messages a random workload may be expected to post (memory: a record each).
+constexpr double kMaxRandomMessages = 5e7;
+
+// ---- readers (scenario files) -------------------------------------------------------------------
+
+/// group_size of a collective: dividing the workload's GPUs, groups of at least 2.
+void
+ParseGroupSize(JsonReader& r, WorkloadSpec& w)
+{
+  const size_t n = w.gpus.gpus.size();
+  if (r.Has("group_size"))
+  {
+    w.groupSize = static_cast<uint32_t>(r.Int("group_size", 2, kMaxIndex));
+    if (n % w.groupSize != 0)
+    {
+      r.Fail("group_size",
+             std::to_string(w.groupSize) + " does not divide the " + std::to_string(n) +
+               " GPUs of this workload; use a divisor of " + std::to_string(n));
+    }
+  }
+  const uint64_t group = w.groupSize ? w.groupSize : n;
+  if (group < 2)
+  {
+    r.Fail("gpus", w.type + " needs at least 2 GPUs, got " + std::to_string(n));
+  }
+}
+
+void
+ParsePlacement(JsonReader& r, WorkloadSpec& w)
+{
+  w.placement = r.Choice("placement", { "contiguous", "strided" }, w.placement);
+}
+
+/// iterations and compute_us of the types that repeat.
+void
+ParseIterations(JsonReader& r, WorkloadSpec& w)
+{
+  w.iterations = static_cast<uint32_t>(r.Int("iterations", 1, kMaxIterations, 1));
+  w.computeUs = r.Number("compute_us", 0, kMaxTimeUs, 0);
+}
+
+void
+RequireTwoGpus(JsonReader& r, const WorkloadSpec& w)
+{
+  if (w.gpus.gpus.size() < 2)
+  {
+    r.Fail("gpus", w.type + " needs at least 2 GPUs, got " + std::to_string(w.gpus.gpus.size()));
+  }
+}
+
+void
+ParseRingAllReduce(JsonReader& r, WorkloadSpec& w, const Fabric&)
+{
+  ParseGroupSize(r, w);
+  ParsePlacement(r, w);
+  w.pipelined = r.Bool("pipelined", w.pipelined);
+  for (const char* key : { "channels", "chunk_bytes", "slots" })
+  {
+    if (!w.pipelined && r.Has(key))
+    {
+      r.Fail(key,
+             "set with \"pipelined\": false; a ring that is not pipelined has one channel and "
+             "sends each chunk whole");
+    }
+  }
+  w.channels = static_cast<uint32_t>(r.Int("channels", 1, 64, w.channels));
+  w.chunkBytes = static_cast<uint64_t>(r.Int("chunk_bytes", 1, kMaxExact, static_cast<int64_t>(w.chunkBytes)));
+  w.slots = static_cast<uint32_t>(r.Int("slots", 1, 64, w.slots));
+  ParseIterations(r, w);
+}
+
+void
+ParseHalvingDoubling(JsonReader& r, WorkloadSpec& w, const Fabric&)
+{
+  ParseGroupSize(r, w);
+  // Halving-doubling pairs rank r with r xor 2^k at step k, which needs 2^k ranks.
+  const uint64_t group = w.groupSize ? w.groupSize : w.gpus.gpus.size();
+  if ((group & (group - 1)) != 0)
+  {
+    r.Fail(w.groupSize ? "group_size" : "gpus",
+           "hd_allreduce needs a power-of-two group size, got " + std::to_string(group) +
+             (w.groupSize ? "" : " (one group of all the workload's GPUs; set group_size)"));
+  }
+  ParsePlacement(r, w);
+  ParseIterations(r, w);
+}
+
+void
+ParseAllToAll(JsonReader& r, WorkloadSpec& w, const Fabric&)
+{
+  ParseGroupSize(r, w);
+  ParsePlacement(r, w);
+  w.mode = r.Choice("mode", { "all_at_once", "pairwise" }, w.mode);
+  ParseIterations(r, w);
+}
+
+void
+ParsePermutation(JsonReader& r, WorkloadSpec& w, const Fabric&)
+{
+  ParseIterations(r, w);
+  RequireTwoGpus(r, w);
+}
+
+void
+ParseIncast(JsonReader& r, WorkloadSpec& w, const Fabric& fabric)
+{
+  w.receiver = detail::GpuIndex(r, "receiver", fabric);
+  size_t others = w.gpus.gpus.size() - std::count(w.gpus.gpus.begin(), w.gpus.gpus.end(), w.receiver);
+  if (others == 0)
+  {
+    r.Fail("gpus", "incast needs GPUs other than the receiver (GPU " + std::to_string(w.receiver) + ")");
+  }
+  w.senders = static_cast<uint32_t>(r.Int("senders", 1, kMaxIndex));
+  if (w.senders > others)
+  {
+    r.Fail("senders",
+           "expected 1.." + std::to_string(others) + " (the GPUs of 'gpus' other than the receiver), got " +
+             std::to_string(w.senders));
+  }
+}
+
+void
+ParseRandom(JsonReader& r, WorkloadSpec& w, const Fabric&)
+{
+  RequireTwoGpus(r, w);
+  w.load = r.Number("load", kMinLoad, 1);
+  w.durationUs = detail::PositiveNumber(r, "duration_us", kMaxTimeUs);
+}
+
+// ---- constructors (MakeWorkload) ----------------------------------------------------------------
+
+/// Throws the SpecError for one key of one workload.
+[[noreturn]] void
+Fail(const WorkloadSpec& spec, const std::string& key, const std::string& problem)
+{
+  throw SpecError("workload '" + spec.name + "' (" + spec.type + "): " + key + ": " + problem);
+}
+
+/// Checks what every workload needs: bytes, times, a set of distinct GPUs.
+void
+CheckCommon(const WorkloadSpec& spec, std::size_t minGpus)
+{
+  if (spec.bytes == 0)
+  {
+    Fail(spec, "bytes", "0; allowed: at least 1");
+  }
+  if (!(spec.startUs >= 0))
+  {
+    Fail(spec, "startUs", std::to_string(spec.startUs) + "; allowed: >= 0");
+  }
+  if (!(spec.computeUs >= 0))
+  {
+    Fail(spec, "computeUs", std::to_string(spec.computeUs) + "; allowed: >= 0");
+  }
+  std::vector<uint32_t> sorted = spec.gpus.gpus;
+  std::sort(sorted.begin(), sorted.end());
+  auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+  if (twice != sorted.end())
+  {
+    Fail(spec, "gpus", "GPU " + std::to_string(*twice) + " listed twice; allowed: distinct GPUs");
+  }
+  if (spec.gpus.gpus.size() < minGpus)
+  {
+    Fail(spec, "gpus", std::to_string(spec.gpus.gpus.size()) + " GPUs; allowed: at least " + std::to_string(minGpus));
+  }
+}
+
+/// Groups of a collective or permutation, each of at least `minRanks`.
+std::vector<std::vector<uint32_t>>
+CheckedGroups(const WorkloadSpec& spec, uint32_t minRanks)
+{
+  const std::size_t n = spec.gpus.gpus.size();
+  if (spec.placement != "contiguous" && spec.placement != "strided")
+  {
+    Fail(spec, "placement", "'" + spec.placement + "'; allowed: contiguous, strided");
+  }
+  if (spec.groupSize != 0 && (spec.groupSize > n || n % spec.groupSize != 0))
+  {
+    Fail(spec,
+         "groupSize",
+         std::to_string(spec.groupSize) + " does not divide the " + std::to_string(n) +
+           " GPUs; allowed: 0 (one group) or a divisor of the GPU count");
+  }
+  const uint64_t size = spec.groupSize == 0 ? n : spec.groupSize;
+  if (size < minRanks)
+  {
+    Fail(spec,
+         spec.groupSize == 0 ? "gpus" : "groupSize",
+         "groups of " + std::to_string(size) + " GPUs; allowed: at least " + std::to_string(minRanks));
+  }
+  return SplitGroups(spec.gpus.gpus, spec.groupSize, spec.placement);
+}
+
+void
+RejectGroups(const WorkloadSpec& spec)
+{
+  if (spec.groupSize != 0)
+  {
+    Fail(
+      spec, "groupSize", std::to_string(spec.groupSize) + "; allowed: 0 (groups apply to collectives and permutation)");
+  }
+}
+
+/// The algorithm of group `group` (of `ranks` ranks) of a grouped workload.
+using AlgorithmMaker = std::unique_ptr<CollectiveAlgorithm> (*)(const WorkloadSpec& spec,
+                                                                uint32_t ranks,
+                                                                uint64_t seed,
+                                                                std::size_t group);
+
+/// A workload of groups that each run `algorithm`; `collective`: their instances are
+/// collectives (records, bus bandwidth) rather than a traffic pattern.
+std::unique_ptr<Workload>
+MakeGrouped(const WorkloadSpec& spec,
+            std::vector<std::vector<uint32_t>> groups,
+            AlgorithmMaker algorithm,
+            uint64_t seed,
+            bool collective,
+            const IdealModel& ideal)
+{
+  std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms;
+  for (std::size_t g = 0; g < groups.size(); ++g)
+  {
+    algorithms.push_back(algorithm(spec, static_cast<uint32_t>(groups[g].size()), seed, g));
+  }
+  return std::make_unique<CollectiveWorkload>(spec.name,
+                                              std::move(groups),
+                                              std::move(algorithms),
+                                              spec.iterations,
+                                              MicrosecondsToTime(spec.startUs),
+                                              MicrosecondsToTime(spec.computeUs),
+                                              collective,
+                                              ideal);
+}
+
+std::unique_ptr<Workload>
+MakeRingAllReduceWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
+{
+  auto ring = [](const WorkloadSpec& s, uint32_t ranks, uint64_t, std::size_t) {
+    return MakeRingAllReduce(ranks, s.bytes, RingPipeline{ s.pipelined, s.channels, s.chunkBytes, s.slots });
+  };
+  return MakeGrouped(spec, CheckedGroups(spec, 1), ring, seed, true, ideal);
+}
+
+std::unique_ptr<Workload>
+MakeHalvingDoublingWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
+{
+  auto groups = CheckedGroups(spec, 1);
+  const std::size_t size = groups[0].size();
+  if ((size & (size - 1)) != 0)
+  {
+    Fail(spec,
+         spec.groupSize == 0 ? "gpus" : "groupSize",
+         "groups of " + std::to_string(size) + " GPUs; allowed: a power of two for halving-doubling");
+  }
+  auto hd = [](const WorkloadSpec& s, uint32_t ranks, uint64_t, std::size_t)
+  { return MakeHalvingDoublingAllReduce(ranks, s.bytes); };
+  return MakeGrouped(spec, std::move(groups), hd, seed, true, ideal);
+}
+
+std::unique_ptr<Workload>
+MakeAllToAllWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
+{
+  auto groups = CheckedGroups(spec, 1);
+  if (spec.mode != "all_at_once" && spec.mode != "pairwise")
+  {
+    Fail(spec, "mode", "'" + spec.mode + "'; allowed: all_at_once, pairwise");
+  }
+  auto a2a = [](const WorkloadSpec& s, uint32_t ranks, uint64_t, std::size_t)
+  { return MakeAllToAll(ranks, s.bytes, s.mode == "pairwise"); };
+  return MakeGrouped(spec, std::move(groups), a2a, seed, true, ideal);
+}
+
+std::unique_ptr<Workload>
+MakePermutationWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
+{
+  auto permutation = [](const WorkloadSpec& s, uint32_t ranks, uint64_t runSeed, std::size_t g)
+  { return MakePermutation(ranks, s.bytes, WorkloadStreamSeed(runSeed, s.name, g)); };
+  return MakeGrouped(spec, CheckedGroups(spec, 2), permutation, seed, false, ideal);
+}
+
+std::unique_ptr<Workload>
+MakeIncastWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
+{
+  RejectGroups(spec);
+  if (spec.senders == 0)
+  {
+    Fail(spec, "senders", "0; allowed: at least 1");
+  }
+  std::vector<uint32_t> group{ spec.receiver };
+  for (uint32_t gpu : spec.gpus.gpus)
+  {
+    if (gpu != spec.receiver && group.size() <= spec.senders)
+    {
+      group.push_back(gpu);
+    }
+  }
+  if (group.size() <= spec.senders)
+  {
+    Fail(spec,
+         "senders",
+         std::to_string(spec.senders) + "; allowed: at most the " + std::to_string(group.size() - 1) +
+           " GPUs of 'gpus' other than the receiver");
+  }
+  auto incast = [](const WorkloadSpec& s, uint32_t, uint64_t, std::size_t) { return MakeIncast(s.senders, s.bytes); };
+  return MakeGrouped(spec, { std::move(group) }, incast, 0, false, ideal);
+}
+
+std::unique_ptr<Workload>
+MakeRandomWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
+{
+  RejectGroups(spec);
+  if (!(spec.load >= 0))
+  {
+    Fail(spec, "load", std::to_string(spec.load) + "; allowed: >= 0 (a fraction of the NIC line rate)");
+  }
+  if (!(spec.durationUs >= 0))
+  {
+    Fail(spec, "durationUs", std::to_string(spec.durationUs) + "; allowed: >= 0");
+  }
+  // Every message keeps a record (tens of bytes) and its QPs' state: bound the count.
+  const double expected = double(spec.gpus.gpus.size()) * spec.load * ideal.gpuBandwidthBps / 8 *
+                          (spec.durationUs * 1e-6) / double(spec.bytes);
+  if (expected > kMaxRandomMessages)
+  {
+    Fail(spec,
+         "load",
+         "about " + std::to_string(static_cast<uint64_t>(expected)) + " messages of " + std::to_string(spec.bytes) +
+           " bytes over " + std::to_string(spec.durationUs) +
+           " us; at most 5e7 per random workload (larger bytes, a lower load or a shorter duration_us)");
+  }
+  return std::make_unique<RandomWorkload>(spec.name,
+                                          spec.gpus.gpus,
+                                          spec.bytes,
+                                          spec.load,
+                                          MicrosecondsToTime(spec.startUs),
+                                          MicrosecondsToTime(spec.durationUs),
+                                          seed,
+                                          ideal);
+}
+
+TypeRegistry<WorkloadType>
+BuildRegistry()
+{
+  constexpr KeyUse kRequired = KeyUse::Required;
+  const std::vector<KeyRule> groups{ { "group_size" }, { "placement" } };
+  const std::vector<KeyRule> repeats{ { "iterations" }, { "compute_us" } };
+  auto join = [](std::vector<std::vector<KeyRule>> parts)
+  {
+    std::vector<KeyRule> keys;
+    for (auto& p : parts)
+      keys.insert(keys.end(), p.begin(), p.end());
+    return keys;
+  };
+  return TypeRegistry<WorkloadType>(
+    "workload",
+    { { "type", kRequired }, { "name" }, { "gpus" }, { "bytes", kRequired }, { "start_us" } },
+    // The order in which an entry is checked for keys of other types.
+    { "group_size",
+      "placement",
+      "mode",
+      "pipelined",
+      "channels",
+      "chunk_bytes",
+      "slots",
+      "iterations",
+      "compute_us",
+      "receiver",
+      "senders",
+      "load",
+      "duration_us" },
+    {
+      { { "ring_allreduce",
+          "ring allreduce over each group, with NCCL's pipelining (channels, chunks, slots)",
+          join({ groups, { { "pipelined" }, { "channels" }, { "chunk_bytes" }, { "slots" } }, repeats }) },
+        &ParseRingAllReduce,
+        &MakeRingAllReduceWorkload,
+        1 },
+      { { "hd_allreduce", "halving-doubling allreduce over each (power-of-two) group", join({ groups, repeats }) },
+        &ParseHalvingDoubling,
+        &MakeHalvingDoublingWorkload,
+        1 },
+      { { "all_to_all",
+          "all-to-all over each group, all at once or pairwise",
+          join({ groups, { { "mode" } }, repeats }) },
+        &ParseAllToAll,
+        &MakeAllToAllWorkload,
+        1 },
+      { { "permutation", "each GPU sends to another, a new derangement each iteration", repeats },
+        &ParsePermutation,
+        &MakePermutationWorkload,
+        2 },
+      { { "incast", "senders all send to one receiver", { { "receiver", kRequired }, { "senders", kRequired } } },
+        &ParseIncast,
+        &MakeIncastWorkload,
+        1 },
+      { { "random",
+          "background traffic: messages to random GPUs at a share of the line rate",
+          { { "load", kRequired }, { "duration_us", kRequired } } },
+        &ParseRandom,
+        &MakeRandomWorkload,
+        2 },
+    });
+}
+
+} // namespace
+
+const TypeRegistry<WorkloadType>&
+WorkloadTypes()
+{
+  static const TypeRegistry<WorkloadType> registry = BuildRegistry();
+  return registry;
+}
+
+std::unique_ptr<Workload>
+MakeWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
+{
+  // Not a spec error: the caller derives the model from the fabric.
+  NS_ABORT_MSG_IF(!(ideal.gpuBandwidthBps > 0) || !(ideal.wireOverhead > 0),
+                  "MakeWorkload: IdealModel needs a positive GPU bandwidth and wire overhead");
+  const WorkloadType* type = WorkloadTypes().Find(spec.type);
+  if (!type)
+  {
+    std::string allowed;
+    for (const std::string& name : WorkloadTypes().Names())
+    {
+      allowed += (allowed.empty() ? "" : ", ") + name;
+    }
+    Fail(spec, "type", "'" + spec.type + "'; allowed: " + allowed);
+  }
+  CheckCommon(spec, type->minGpus);
+  return type->make(spec, seed, ideal);
+}
+
+} // namespace mrcsim
