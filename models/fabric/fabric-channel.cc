@@ -1,5 +1,7 @@
 #include "models/fabric/fabric-channel.h"
 
+#include "models/fabric/fabric-channel-handover.h"
+
 #include "models/engine/fabric-parallel-simulator.h"
 #include "models/fabric/fabric-port.h"
 #include "models/fabric/fabric-switch.h"
@@ -245,15 +247,7 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
   if (m_handover)
   {
     // The receiving end runs on another thread: the frame waits for the window's end.
-    HandOverBuffer& pending = (*m_handedOver)[dir];
-    const Time arrival = txEnd + m_dirs[dir].arrivalDelay;
-    const uint32_t gap = NextGap(pending.frames.empty(), pending.first, pending.last, arrival);
-    if (gap == kFarGap)
-    {
-      pending.far.push_back(arrival);
-    }
-    pending.frames.push_back(InFlight{ std::move(frame), gap });
-    if (pending.frames.size() == 1)
+    if (m_handover->Hold(dir, std::move(frame), txEnd + m_dirs[dir].arrivalDelay))
     {
       FabricParallelSimulatorImpl::DeferToBarrier(&FabricChannel::HandOver, this, dir);
     }
@@ -282,10 +276,13 @@ FabricChannel::SetHandover(bool handover)
 {
   NS_LOG_FUNCTION(this << handover);
   NS_ABORT_MSG_IF(!m_dirs[0].wire.empty() || !m_dirs[1].wire.empty(), "FabricChannel::SetHandover: frames on the wire");
-  m_handover = handover;
-  if (handover && !m_handedOver)
+  if (handover && !m_handover)
   {
-    m_handedOver = std::make_unique<std::array<HandOverBuffer, 2>>();
+    m_handover = std::make_unique<Handover>();
+  }
+  else if (!handover)
+  {
+    m_handover = nullptr;
   }
 }
 
@@ -293,33 +290,26 @@ void
 FabricChannel::HandOver(void* channel, uint32_t dir)
 {
   auto* self = static_cast<FabricChannel*>(channel);
-  HandOverBuffer& pending = (*self->m_handedOver)[dir];
-  Time arrival = pending.first;
-  std::size_t far = 0;
-  for (bool first = true; !pending.frames.empty(); first = false)
-  {
-    InFlight f = pending.frames.take_front();
-    if (!first)
-    {
-      arrival = f.gap == kFarGap ? pending.far[far++] : arrival + TimeStep(f.gap);
-    }
-    if (!self->m_up)
-    {
-      self->Drop(*f.frame, DropCause::LinkDown);
-    }
-    else if (self->m_lossy && self->m_gray->loss[dir] > 0 && self->DrawLoss(dir))
-    {
-      self->Drop(*f.frame, DropCause::RandomLoss);
-    }
-    else
-    {
-      self->PushWire(static_cast<uint8_t>(dir), std::move(f.frame), arrival);
-    }
-  }
-  pending.far.clear();
+  self->m_handover->Release(static_cast<uint8_t>(dir),
+                            [self, dir](FramePtr frame, Time arrival)
+                            {
+                              if (!self->m_up)
+                              {
+                                self->Drop(*frame, DropCause::LinkDown);
+                              }
+                              else if (self->m_lossy && self->m_gray->loss[dir] > 0 &&
+                                       self->DrawLoss(static_cast<uint8_t>(dir)))
+                              {
+                                self->Drop(*frame, DropCause::RandomLoss);
+                              }
+                              else
+                              {
+                                self->PushWire(static_cast<uint8_t>(dir), std::move(frame), arrival);
+                              }
+                            });
   if (!self->m_dirs[dir].armed && !self->m_dirs[dir].wire.empty())
   {
-    self->Arm(dir, self->DeliverEventOf(dir));
+    self->Arm(static_cast<uint8_t>(dir), self->DeliverEventOf(static_cast<uint8_t>(dir)));
   }
 }
 

@@ -74,7 +74,7 @@ public:
   /// random-loss draw is made too, and the sender wakes itself instead of being caught up by
   /// its frames' arrivals.
   void SetHandover(bool handover);
-  bool GetHandover() const { return m_handover; }
+  bool GetHandover() const { return m_handover != nullptr; }
   /// \brief The smaller of the two directions' delays from the end of a frame's transmission to
   /// its handling (the lookahead this link allows a parallel run).
   Time GetMinArrivalDelay() const { return std::min(m_dirs[0].arrivalDelay, m_dirs[1].arrivalDelay); }
@@ -103,7 +103,8 @@ private:
   Ptr<FabricPort> m_ports[2];
   bool m_up = true;
   bool m_lossy = false;    ///< a direction has a random-loss rate (see m_gray)
-  bool m_handover = false; ///< see SetHandover
+  class Handover;
+  std::unique_ptr<Handover> m_handover; ///< see SetHandover (fabric-channel-handover.h)
   /// A frame on the wire. Arrivals in one direction come in the order frames were sent (one
   /// delay, increasing end of transmission), so each direction is a FIFO with one pending
   /// event, for its head, instead of one event per frame. 8 bytes: a large run has a million
@@ -162,17 +163,6 @@ private:
   Gray& GetGray();
   std::unique_ptr<Gray> m_gray;
   uint64_t* m_dropCounters = nullptr; ///< per-cause counters shared with the network, if set
-  /// Frames sent in the current window of a parallel run, per direction (see SetHandover):
-  /// written only by the sender's partition, emptied at the window's end. Arrivals are kept as
-  /// on the wire (gaps).
-  struct HandOverBuffer
-  {
-    RingQueue<InFlight> frames; ///< emptied, not freed, at the window's end
-    Time first;                 ///< arrival of the first
-    Time last;                  ///< arrival of the last
-    std::vector<Time> far;      ///< arrivals of frames whose gap is kFarGap
-  };
-  std::unique_ptr<std::array<HandOverBuffer, 2>> m_handedOver; ///< allocated by SetHandover
   /// Arrivals of frames whose gap is kFarGap, per direction (allocated at the first).
   std::unique_ptr<RingQueue<Time>[]> m_far;
   /// \brief Puts a frame at the end of direction `dir`'s wire.
