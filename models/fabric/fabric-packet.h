@@ -4,6 +4,7 @@
 #define MRCSIM_MODELS_FABRIC_PACKET_H
 
 #include "models/wire/ipv6-usid-header.h"
+#include "models/wire/udp-entropy.h"
 #include "models/wire/usid-list.h"
 
 #include "ns3/packet.h"
@@ -21,7 +22,7 @@ struct FabricPacketSpec
   uint32_t dstGpu = 0;
   int plane = 0;
   UsidList usids;            ///< SRv6 path (FabricRouting::Usids); empty: route on dstGpu by ECMP
-  uint16_t entropy = 0xC000; ///< UDP source port
+  uint16_t entropy = EvEntropy::kBase; ///< UDP source port
   uint32_t flowLabel = 0;
   uint8_t dscp = 26; ///< data DSCP (control traffic uses the port config's ControlDscp)
   Ipv6UsidHeader::Ecn ecn = Ipv6UsidHeader::Ect0;

@@ -124,20 +124,8 @@ MrcSender::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, int plane,
   const uint32_t payload = PayloadOf(m, seq);
   const bool first = index == 0;
   const bool last = index + 1 == m.packets;
-  FabricPacketSpec spec;
-  spec.srcGpu = nic.GetGpu();
-  spec.dstGpu = m_qp.GetRemoteGpu();
-  spec.plane = plane;
+  FabricPacketSpec spec = m_qp.DataSpec(plane, ev.Entropy(), seq, first, last);
   spec.usids = m_qp.EvTable().EvUsids(ev.id);
-  spec.entropy = ev.Entropy();
-  spec.dscp = nic.DataDscp();
-  spec.ecn = Ipv6UsidHeader::Ect0;
-  spec.destQp = m_qp.GetRemoteQpn();
-  spec.psn = static_cast<uint32_t>(seq & kPsnMask);
-  spec.opcode = first && last ? RoceBthHeader::kRcWriteOnly
-                : first       ? RoceBthHeader::kRcWriteFirst
-                : last        ? RoceBthHeader::kRcWriteLast
-                              : RoceBthHeader::kRcWriteMiddle;
   spec.ackRequest = last || ackRequest;
   spec.payloadBytes = payload;
   FramePtr f = MakeFrame(spec);

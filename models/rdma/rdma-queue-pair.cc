@@ -3,6 +3,7 @@
 #include "ns3/log.h"
 
 #include "models/rdma/rdma-nic.h"
+#include "models/wire/psn.h"
 
 namespace ns3
 {
@@ -74,6 +75,26 @@ RdmaQueuePair::ControlSpec(uint8_t opcode, int plane, uint16_t entropy) const
   spec.ecn = Ipv6UsidHeader::NotEct;
   spec.opcode = opcode;
   spec.destQp = m_remoteQpn;
+  return spec;
+}
+
+FabricPacketSpec
+RdmaQueuePair::DataSpec(int plane, uint16_t entropy, uint64_t seq, bool first, bool last) const
+{
+  FabricPacketSpec spec;
+  spec.srcGpu = m_nic->GetGpu();
+  spec.dstGpu = m_remoteGpu;
+  spec.plane = plane;
+  spec.entropy = entropy;
+  spec.dscp = m_nic->DataDscp();
+  spec.ecn = Ipv6UsidHeader::Ect0;
+  spec.destQp = m_remoteQpn;
+  spec.psn = static_cast<uint32_t>(seq & kPsnMask);
+  spec.opcode = first && last ? RoceBthHeader::kRcWriteOnly
+                : first       ? RoceBthHeader::kRcWriteFirst
+                : last        ? RoceBthHeader::kRcWriteLast
+                              : RoceBthHeader::kRcWriteMiddle;
+  spec.ackRequest = last;
   return spec;
 }
 

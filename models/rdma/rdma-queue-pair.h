@@ -79,6 +79,10 @@ protected:
   /// \brief Addressing of a control packet (ACK, SACK, NACK, CNP, probe) to the peer QP in
   /// `plane`: the fabric's control class, never ECN-capable.
   FabricPacketSpec ControlSpec(uint8_t opcode, int plane, uint16_t entropy) const;
+  /// \brief Addressing of data packet `seq` of an RDMA WRITE to the peer QP in `plane`: the
+  /// NIC's data DSCP, ECN-capable, the WRITE opcode of its place in the message (`first`,
+  /// `last`), AckReq on the last. The caller adds the payload, path and RETH.
+  FabricPacketSpec DataSpec(int plane, uint16_t entropy, uint64_t seq, bool first, bool last) const;
   void DoDispose() override;
   /// \brief Marks the QP failed, with the cause (traced), and tells the NIC.
   void Fail(const std::string& cause);

@@ -91,20 +91,7 @@ RoceRequester::BuildData(uint64_t seq)
   const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - index * mtu));
   const bool first = index == 0;
   const bool last = index + 1 == m.packets;
-  FabricPacketSpec spec;
-  spec.srcGpu = nic.GetGpu();
-  spec.dstGpu = m_qp.GetRemoteGpu();
-  spec.plane = m_qp.Plane();
-  spec.entropy = m_qp.Entropy();
-  spec.dscp = nic.DataDscp();
-  spec.ecn = Ipv6UsidHeader::Ect0;
-  spec.destQp = m_qp.GetRemoteQpn();
-  spec.psn = static_cast<uint32_t>(seq & kPsnMask);
-  spec.opcode = first && last ? RoceBthHeader::kRcWriteOnly
-                : first       ? RoceBthHeader::kRcWriteFirst
-                : last        ? RoceBthHeader::kRcWriteLast
-                              : RoceBthHeader::kRcWriteMiddle;
-  spec.ackRequest = last;
+  FabricPacketSpec spec = m_qp.DataSpec(m_qp.Plane(), m_qp.Entropy(), seq, first, last);
   spec.reth = first;
   spec.remoteAddress = index * mtu;
   spec.payloadBytes = payload;
