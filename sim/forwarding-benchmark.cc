@@ -6,6 +6,7 @@
 
 #include "models/fabric/fabric-network.h"
 #include "models/fabric/fabric-frame.h"
+#include "models/rdma/rdma-frame.h"
 #include "topologies/fabric-spec.h"
 
 #include "ns3/core-module.h"
@@ -102,7 +103,7 @@ BenchForwarding(const CliArgs& args)
       ps.usids = routing.Usids(routing.Path(g, dst[g], plane, rng()), dst[g], plane);
       ps.psn = i;
       ps.payloadBytes = payload;
-      net.GetHost(g)->Send(MakeFrame(ps), routing.Attach(g, plane).gpuPort);
+      net.GetHost(g)->Send(MakeWriteFrame(ps), routing.Attach(g, plane).gpuPort);
       ++sent;
     }
   }

@@ -65,7 +65,7 @@ MakeIdealModel(const FabricRouting& routing, uint32_t mtu)
   ns3::UintegerValue framingValue;
   ns3::CreateObject<ns3::PortQueueConfig>()->GetAttribute("FramingBytes", framingValue);
   paths->mtu = mtu;
-  paths->headerWireBytes = double(ns3::FabricHeaderBytes(false) + framingValue.Get());
+  paths->headerWireBytes = double(ns3::FabricHeaderBytes() + framingValue.Get());
   m.wireOverhead = (double(mtu) + paths->headerWireBytes) / double(mtu);
   ns3::TimeValue value;
   ns3::CreateObject<ns3::FabricSwitch>()->GetAttribute("ForwardingLatency", value);

@@ -1,5 +1,6 @@
 // Describes the packets endpoints put on the fabric: IPv6 (GPU address or uSID carrier) + UDP
-// (RoCEv2 port, entropy in the source port) + BTH (+ RETH) + payload.
+// (RoCEv2 port, entropy in the source port) + BTH, the transport's inner header (see
+// FrameInnerOf in fabric-frame.h), then payload.
 #ifndef MRCSIM_MODELS_FABRIC_PACKET_H
 #define MRCSIM_MODELS_FABRIC_PACKET_H
 
@@ -30,17 +31,11 @@ struct FabricPacketSpec
   uint32_t destQp = 1;
   uint32_t psn = 0;
   bool ackRequest = false;
-  bool reth = true; ///< add an RDMA Extended Transport Header
-  uint64_t remoteAddress = 0;
-  uint32_t payloadBytes = 4096;
+  uint32_t payloadBytes = 4096; ///< zero-filled payload after the inner header
 };
 
-/// \brief A packet with real headers as described; the payload is zero-filled. The models send
-/// FabricFrames (MakeFrame); this is ToPacket of one, for tests and tools that want bytes.
-Ptr<Packet> MakeFabricPacket(const FabricPacketSpec& spec);
-
-/// \brief IPv6 + UDP + BTH (+ RETH) bytes of a spec, without payload.
-uint32_t FabricHeaderBytes(bool reth);
+/// \brief IPv6 + UDP + BTH bytes, the headers every fabric packet has.
+uint32_t FabricHeaderBytes();
 
 } // namespace ns3
 

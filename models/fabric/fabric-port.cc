@@ -551,7 +551,7 @@ FabricPort::SendPfc(uint8_t cls, bool pause)
     if (!m_pauseTimes->refresh.IsRunning())
       m_pauseTimes->refresh = Simulator::Schedule(QuantaTime(quanta) / 2, &FabricPort::RefreshPauses, this);
   }
-  FramePtr frame = FramePtr::Make(NeedsBigFrame<PfcPauseHeader>());
+  FramePtr frame = FramePtr::Make(FrameInnerOf<PfcPauseHeader>::kBig);
   WriteInner(*frame, pfc);
   if (pause)
     m_pauseSentMask |= uint8_t(1u << cls);

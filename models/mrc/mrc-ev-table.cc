@@ -2,6 +2,7 @@
 
 #include "models/engine/splitmix.h"
 #include "models/fabric/fabric-packet.h"
+#include "models/mrc/mrc-frame.h"
 #include "models/mrc/mrc-queue-pair.h"
 #include "models/rdma/rdma-nic.h"
 #include "models/wire/mrc-probe-header.h"

@@ -2,8 +2,10 @@
 
 #include "models/fabric/fabric-packet.h"
 #include "models/mrc/mrc-ev.h"
+#include "models/mrc/mrc-frame.h"
 #include "models/mrc/mrc-psn.h"
 #include "models/mrc/mrc-queue-pair.h"
+#include "models/rdma/rdma-frame.h"
 #include "models/rdma/rdma-nic.h"
 #include "models/wire/mrc-nack-header.h"
 #include "models/wire/mrc-sack-header.h"

@@ -1,8 +1,10 @@
 #include "models/mrc/mrc-sender.h"
 
 #include "models/fabric/fabric-packet.h"
+#include "models/mrc/mrc-frame.h"
 #include "models/mrc/mrc-psn.h"
 #include "models/mrc/mrc-queue-pair.h"
+#include "models/rdma/rdma-frame.h"
 #include "models/rdma/rdma-nic.h"
 #include "models/wire/ipv6-usid-header.h"
 #include "models/wire/mrc-nack-header.h"
@@ -128,13 +130,8 @@ MrcSender::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, int plane,
   spec.usids = m_qp.EvTable().EvUsids(ev.id);
   spec.ackRequest = last || ackRequest;
   spec.payloadBytes = payload;
-  FramePtr f = MakeFrame(spec);
   // Every packet carries its place in the message: offset and the message's length.
-  RoceRethHeader reth;
-  reth.SetVirtualAddress(index * mtu);
-  reth.SetDmaLength(static_cast<uint32_t>(m.bytes));
-  WriteInner(*f, reth);
-  return f;
+  return MakeWriteFrame(spec, true, index * mtu, static_cast<uint32_t>(m.bytes));
 }
 
 FramePtr

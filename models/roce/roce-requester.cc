@@ -1,8 +1,10 @@
 #include "models/roce/roce-requester.h"
 
 #include "models/fabric/fabric-packet.h"
+#include "models/rdma/rdma-frame.h"
 #include "models/rdma/rdma-nic.h"
 #include "models/roce/roce-queue-pair.h"
+#include "models/roce/roce-frame.h"
 #include "models/wire/psn.h"
 #include "models/wire/roce-aeth-header.h"
 
@@ -92,10 +94,9 @@ RoceRequester::BuildData(uint64_t seq)
   const bool first = index == 0;
   const bool last = index + 1 == m.packets;
   FabricPacketSpec spec = m_qp.DataSpec(m_qp.Plane(), m_qp.Entropy(), seq, first, last);
-  spec.reth = first;
-  spec.remoteAddress = index * mtu;
   spec.payloadBytes = payload;
-  return MakeFrame(spec);
+  // The first packet's RETH: where the message goes (its DMA length is the packet's payload).
+  return MakeWriteFrame(spec, first, index * mtu, payload);
 }
 
 FramePtr

@@ -3,6 +3,7 @@
 #include "models/fabric/fabric-packet.h"
 #include "models/rdma/rdma-nic.h"
 #include "models/roce/roce-queue-pair.h"
+#include "models/roce/roce-frame.h"
 #include "models/wire/psn.h"
 #include "models/wire/roce-aeth-header.h"
 #include "models/wire/roce-cnp-header.h"

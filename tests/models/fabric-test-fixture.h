@@ -7,6 +7,7 @@
 #include "models/wire/fabric-address.h"
 #include "models/fabric/fabric-network.h"
 #include "models/fabric/fabric-packet.h"
+#include "models/rdma/rdma-frame.h"
 #include "models/wire/ipv6-usid-header.h"
 #include "models/wire/roce-bth-header.h"
 #include "models/wire/roce-udp-header.h"
@@ -128,14 +129,14 @@ DataPacket(uint32_t src, uint32_t dst, int plane, uint32_t payload, uint16_t ent
   s.entropy = entropy;
   s.psn = psn;
   s.usids = std::move(usids);
-  return ns3::MakeFabricPacket(s);
+  return ns3::MakeWritePacket(s);
 }
 
 /// Bytes of a data packet with RETH and `payload` bytes.
 inline uint32_t
 DataPacketBytes(uint32_t payload)
 {
-  return ns3::FabricHeaderBytes(true) + payload;
+  return ns3::WriteHeaderBytes(true) + payload;
 }
 
 inline ns3::Ipv6UsidHeader

@@ -84,7 +84,7 @@ FillFabricPorts(FabricFixture& fx, bool ecnEnabled, bool* markHadCe = nullptr)
         s.ecn = (k % kNotEctEvery == kNotEctEvery - 1) ? Ipv6UsidHeader::NotEct : Ipv6UsidHeader::Ect0;
         Sample sm{ port->QueueBytes(1), s.ecn != Ipv6UsidHeader::NotEct, false };
         marked = false;
-        refused += !port->Enqueue(MakeFrame(s), 1, nullptr);
+        refused += !port->Enqueue(MakeWriteFrame(s), 1, nullptr);
         sm.marked = marked;
         samples.push_back(sm);
       }

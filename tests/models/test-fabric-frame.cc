@@ -2,7 +2,10 @@
 #include "models/fabric/fabric-frame.h"
 
 #include "models/wire/fabric-address.h"
+#include "models/mrc/mrc-frame.h"
 #include "models/mrc/mrc-queue-pair.h"
+#include "models/rdma/rdma-frame.h"
+#include "models/roce/roce-frame.h"
 #include "models/wire/roce-bth-header.h"
 #include "models/wire/send-time-tag.h"
 
@@ -27,6 +30,8 @@ Bytes(Ptr<const Packet> p)
   return b;
 }
 
+constexpr uint32_t kVa = 0xF1020304u; ///< a RETH virtual address (a frame keeps 32 bits of it)
+
 FabricPacketSpec
 Spec()
 {
@@ -39,7 +44,6 @@ Spec()
   s.destQp = 0x123456;
   s.psn = 0xFFFFFE;
   s.ackRequest = true;
-  s.remoteAddress = 0xF1020304u; // a frame keeps 32 bits of it
   s.payloadBytes = 4096;
   return s;
 }
@@ -56,15 +60,22 @@ CheckRoundTrip(const FabricFrame& f)
   CHECK(back->inner == f.inner);
 }
 
+/// A RETH data frame (virtual address kVa, DMA length the payload).
+FramePtr
+Data(const FabricPacketSpec& s)
+{
+  return MakeWriteFrame(s, kVa);
+}
+
 } // namespace
 
 TEST_CASE("frame: a data frame holds exactly what its packet's headers say", "[frame]")
 {
   const FabricPacketSpec s = Spec();
-  FramePtr f = MakeFrame(s);
-  Ptr<Packet> p = MakeFabricPacket(s);
+  FramePtr f = Data(s);
+  Ptr<Packet> p = MakeWritePacket(s, true, kVa);
   CHECK(f->Size() == p->GetSize());
-  CHECK(f->Size() == FabricHeaderBytes(true) + 4096);
+  CHECK(f->Size() == WriteHeaderBytes(true) + 4096);
   Ptr<Packet> c = p->Copy();
   Ipv6UsidHeader ip;
   c->RemoveHeader(ip);
@@ -102,8 +113,10 @@ TEST_CASE("frame: a data frame holds exactly what its packet's headers say", "[f
   CHECK(g->destQp == f->destQp);
   CHECK(g->psn == f->psn);
   CHECK(g->ackRequest);
-  CHECK(g->inner == FabricFrame::Reth);
-  CHECK(g->u.reth.virtualAddress == 0xF1020304u);
+  CHECK(g->inner == FrameInnerOf<RoceRethHeader>::Kind());
+  RoceRethHeader gReth;
+  ReadInner(*g, gReth);
+  CHECK(gReth.GetVirtualAddress() == kVa);
   CHECK(g->payloadBytes == 4096);
 }
 
@@ -111,7 +124,7 @@ TEST_CASE("frame: every inner header and a PFC frame round-trip through bytes", 
 {
   FabricPacketSpec s = Spec();
   s.usids = std::vector<uint16_t>{ 3, 17, 2 };
-  CheckRoundTrip(*MakeFrame(s));
+  CheckRoundTrip(*Data(s));
 
   MrcSackHeader sack;
   sack.SetCumulativeAckPsn(0xABCD);
@@ -123,7 +136,7 @@ TEST_CASE("frame: every inner header and a PFC frame round-trip through bytes", 
   sack.SetTimestampEcho(0xDEADBEEF);
   s.opcode = MrcQueuePair::kOpSack;
   FramePtr f = MakeControlFrame(s, sack);
-  CHECK(f->Size() == FabricHeaderBytes(false) + MrcSackHeader::kSize);
+  CHECK(f->Size() == FabricHeaderBytes() + MrcSackHeader::kSize);
   CheckRoundTrip(*f);
   MrcSackHeader read;
   ReadInner(*FromPacket(ToPacket(*f), FabricPort::kIpv6), read);
@@ -155,7 +168,7 @@ TEST_CASE("frame: every inner header and a PFC frame round-trip through bytes", 
 
   s.opcode = RoceBthHeader::kCnp;
   FramePtr cnp = MakeControlFrame(s, RoceCnpHeader());
-  CHECK(cnp->Size() == FabricHeaderBytes(false) + RoceCnpHeader::kSize);
+  CHECK(cnp->Size() == FabricHeaderBytes() + RoceCnpHeader::kSize);
   CheckRoundTrip(*cnp);
 
   PfcPauseHeader pfc;
@@ -174,7 +187,7 @@ TEST_CASE("frame: every inner header and a PFC frame round-trip through bytes", 
 
 TEST_CASE("frame: a trimmed frame is cut to its IPv6 payload length and keeps its send time", "[frame]")
 {
-  FramePtr f = MakeFrame(Spec());
+  FramePtr f = Data(Spec());
   const uint32_t udpLength = f->ipPayloadLength;
   f->ipPayloadLength = 48; // an 88-byte trimmed frame: UDP, BTH, RETH and 12 payload bytes
   SetSendTime(f, 4242);
@@ -200,7 +213,7 @@ TEST_CASE("frame: a trimmed frame is cut to its IPv6 payload length and keeps it
 TEST_CASE("frame: frames are 48 bytes unless their fields need 64, and a send time moves a frame to 64", "[frame]")
 {
   FabricPacketSpec s = Spec();
-  FramePtr data = MakeFrame(s);
+  FramePtr data = Data(s);
   CHECK_FALSE(data->big);
   s.opcode = RoceBthHeader::kRcAck;
   CHECK_FALSE(MakeControlFrame(s, RoceAethHeader())->big);
@@ -221,12 +234,16 @@ TEST_CASE("frame: frames are 48 bytes unless their fields need 64, and a send ti
 
   // Small frames are 48 bytes apart in the arena: two made in a row do not overlap, and
   // zeroing one leaves the other's fields alone.
-  FramePtr a = MakeFrame(Spec());
-  FramePtr b = MakeFrame(Spec());
+  FramePtr a = Data(Spec());
+  FramePtr b = Data(Spec());
   const auto gap = std::abs(reinterpret_cast<const char*>(b.Get()) - reinterpret_cast<const char*>(a.Get()));
   CHECK(gap >= std::ptrdiff_t(FabricFrame::kSmallBytes));
-  CHECK(a->u.reth.dmaLength == 4096u);
-  CHECK(b->u.reth.dmaLength == 4096u);
+  RoceRethHeader ra;
+  RoceRethHeader rb;
+  ReadInner(*a, ra);
+  ReadInner(*b, rb);
+  CHECK(ra.GetDmaLength() == 4096u);
+  CHECK(rb.GetDmaLength() == 4096u);
 
   // A send time moves a small frame to a big one with every field kept.
   const std::vector<uint8_t> before = Bytes(ToPacket(*a));
@@ -246,7 +263,7 @@ TEST_CASE("frame: uSID carrier helpers match the IPv6 header's", "[frame][usid]"
 {
   FabricPacketSpec s = Spec();
   s.usids = std::vector<uint16_t>{ 3, 17, 2 };
-  FramePtr f = MakeFrame(s);
+  FramePtr f = Data(s);
   Ipv6UsidHeader ip;
   ip.SetDestinationBytes(f->dst);
   CHECK(f->Locator() == ip.GetLocator());
@@ -264,7 +281,7 @@ TEST_CASE("frame: the pool hands frames back and a finished run leaves none aliv
 {
   const uint64_t before = FramePtr::Live();
   {
-    FramePtr a = MakeFrame(Spec());
+    FramePtr a = Data(Spec());
     FramePtr b = std::move(a);
     CHECK_FALSE(a);
     CHECK(FramePtr::Live() == before + 1);
@@ -289,4 +306,97 @@ TEST_CASE("frame: the pool hands frames back and a finished run leaves none aliv
     CHECK(fx.net->GetHost(0)->GetPort(0)->TxPackets() > 0);
   }
   CHECK(FramePtr::Live() == before);
+}
+
+namespace
+{
+
+/// A header of a transport the fabric has never heard of: 6 bytes after its own BTH opcode.
+class TestTokenHeader : public Header
+{
+public:
+  static constexpr uint32_t kSize = 6;
+  static constexpr uint8_t kBthOpcode = 0xD3;
+  static TypeId GetTypeId()
+  {
+    static TypeId tid = TypeId("mrcsim::test::TestTokenHeader").SetParent<Header>();
+    return tid;
+  }
+  TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+  uint32_t GetSerializedSize() const override { return kSize; }
+  void Serialize(Buffer::Iterator i) const override
+  {
+    i.WriteHtonU32(token);
+    i.WriteHtonU16(tag);
+  }
+  uint32_t Deserialize(Buffer::Iterator i) override
+  {
+    token = i.ReadNtohU32();
+    tag = i.ReadNtohU16();
+    return kSize;
+  }
+  void Print(std::ostream& os) const override { os << "token=" << token << " tag=" << tag; }
+  uint32_t token = 0;
+  uint16_t tag = 0;
+};
+
+} // namespace
+
+namespace ns3
+{
+
+template<>
+struct FrameInnerOf<TestTokenHeader>
+{
+  struct Fields
+  {
+    uint32_t token;
+    uint16_t tag;
+  };
+  static constexpr bool kBig = false;
+  static uint8_t Kind()
+  {
+    static const uint8_t kind = [] {
+      const uint8_t k = FrameInners::Register(MakeFrameInnerCodec<TestTokenHeader>("test token"));
+      FrameInners::BindOpcode(TestTokenHeader::kBthOpcode, k);
+      return k;
+    }();
+    return kind;
+  }
+  static void Write(FabricFrame& f, const TestTokenHeader& h)
+  {
+    f.inner = Kind();
+    f.InnerFields<Fields>() = Fields{ h.token, h.tag };
+  }
+  static void Read(const FabricFrame& f, TestTokenHeader& h)
+  {
+    h.token = f.InnerFields<Fields>().token;
+    h.tag = f.InnerFields<Fields>().tag;
+  }
+};
+
+} // namespace ns3
+
+TEST_CASE("frame: a transport's own inner header travels without the fabric knowing it", "[frame]")
+{
+  FabricPacketSpec s = Spec();
+  s.opcode = TestTokenHeader::kBthOpcode;
+  TestTokenHeader h;
+  h.token = 0xCAFEF00D;
+  h.tag = 0x4242;
+  FramePtr f = MakeControlFrame(s, h);
+  CHECK_FALSE(f->big);
+  CHECK(f->inner == FrameInnerOf<TestTokenHeader>::Kind());
+  CHECK(f->Size() == FabricHeaderBytes() + TestTokenHeader::kSize);
+  CheckRoundTrip(*f);
+  // The bytes after the BTH are the header class's, and reading them back finds the codec by opcode.
+  Ptr<Packet> p = ToPacket(*f);
+  std::vector<uint8_t> b = Bytes(p);
+  REQUIRE(b.size() == FabricHeaderBytes() + TestTokenHeader::kSize);
+  CHECK(b[FabricHeaderBytes()] == 0xCA);
+  CHECK(b[FabricHeaderBytes() + 5] == 0x42);
+  TestTokenHeader back;
+  ReadInner(*FromPacket(p, FabricPort::kIpv6), back);
+  CHECK(back.token == 0xCAFEF00Du);
+  CHECK(back.tag == 0x4242);
 }

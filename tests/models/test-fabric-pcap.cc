@@ -8,6 +8,8 @@
 #include "tests/models/fabric-test-fixture.h"
 
 #include "models/fabric/fabric-pcap-writer.h"
+#include "models/mrc/mrc-frame.h"
+#include "models/roce/roce-frame.h"
 
 #include <catch2/catch.hpp>
 
@@ -133,7 +135,6 @@ Spec(uint8_t opcode, bool usids)
   s.opcode = opcode;
   s.destQp = 7;
   s.psn = 42;
-  s.remoteAddress = 0x1000;
   s.payloadBytes = 64;
   return s;
 }
@@ -161,7 +162,7 @@ TEST_CASE("fabric: pcap frames are the wire's bytes (lengths, QPN, ICRC, UDP che
 
   const Mac48Address a("02:00:00:00:00:01");
   const Mac48Address b("02:00:00:00:00:02");
-  FramePtr data = MakeFrame(Spec(RoceBthHeader::kRcWriteFirst, true));
+  FramePtr data = MakeWriteFrame(Spec(RoceBthHeader::kRcWriteFirst, true), 0x1000);
   std::vector<uint8_t> w = FrameWireBytes(*data, a, b);
   // Ethernet 14, IPv6 40, UDP 8, BTH 12, RETH 16, payload 64, ICRC 4.
   REQUIRE(w.size() == 158);
@@ -218,12 +219,12 @@ TEST_CASE("fabric: a pcap file is in timestamp order and MRC headers decode with
   probe.SetEv(9);
   probe.SetSequence(77);
   frames.push_back(MakeControlFrame(Spec(MrcProbeHeader::kBthOpcode, true), probe));
-  FramePtr trimmed = MakeFrame(Spec(RoceBthHeader::kRcWriteFirst, true)); // no RETH left: only Lua decodes it
+  FramePtr trimmed = MakeWriteFrame(Spec(RoceBthHeader::kRcWriteFirst, true), 0x1000); // no RETH left: only Lua decodes it
   trimmed->ipPayloadLength = 24;
   trimmed->SetDscp(46);
   frames.push_back(std::move(trimmed));
   frames.push_back(MakeControlFrame(Spec(RoceBthHeader::kCnp, false), RoceCnpHeader()));
-  frames.push_back(MakeFrame(Spec(RoceBthHeader::kRcWriteOnly, false)));
+  frames.push_back(MakeWriteFrame(Spec(RoceBthHeader::kRcWriteOnly, false), 0x1000));
   {
     FabricPcapWriter writer(file);
     // Stamped out of order; the horizon (what may still come) holds the early ones back.

@@ -78,20 +78,20 @@ TEST_CASE("fabric: trimming happens exactly above the threshold, to TrimmedSize,
     s.dstGpu = 2;
     s.psn = psn;
     s.payloadBytes = payload;
-    s.reth = (psn % 11) != 5; // some 60-byte packets: smaller than TrimmedSize, never trimmed
-    if (!s.reth)
+    const bool reth = (psn % 11) != 5; // some 60-byte packets: smaller than TrimmedSize, never trimmed
+    if (!reth)
     {
       s.payloadBytes = 0;
     }
     uint32_t before = port->QueueBytes(1);
-    if (exactFit < 0 && s.reth && before + DataPacketBytes(0) <= kThreshold &&
+    if (exactFit < 0 && reth && before + DataPacketBytes(0) <= kThreshold &&
         kThreshold - before - DataPacketBytes(0) <= 4096)
     {
       // Exactly fill to the threshold: not above it, so not trimmed.
       s.payloadBytes = kThreshold - before - DataPacketBytes(0);
       exactFit = int(psn);
     }
-    Ptr<Packet> p = MakeFabricPacket(s);
+    Ptr<Packet> p = MakeWritePacket(s, reth);
     offered.push_back(Offered{ p->GetSize(), before, psn });
     REQUIRE(port->Enqueue(FromPacket(p, FabricPort::kIpv6), 1, nullptr));
   }
