@@ -5,7 +5,7 @@ transport) and plots a metric against a parameter: the median over seeds per tra
 band from the lowest to the highest seed.
 
 usage: sweep.py SCENARIO.json [-j N] [--mrcsim PATH] [--out DIR] [--metric NAME] [--x PARAM]
-                [--timeout SECONDS] [--replot]
+                [--timeout SECONDS] [--scheduler ADDRESS|local] [--no-reuse] [--replot]
 
 The block (checked by mrcsim, as `mrcsim validate` does; at most 1000 points):
   "sweep": {"parameters": {"workloads.0.bytes": [65536, 1048576],
@@ -14,15 +14,38 @@ The block (checked by mrcsim, as `mrcsim validate` does; at most 1000 points):
 The points come from mrcsim itself: its Python module's expand_sweep() (the module built beside
 the --mrcsim binary, <build>/python, else one on PYTHONPATH, else build/python), numbered in the
 file's order (the first parameter varies slowest, the seed fastest); point k runs `mrcsim run SCENARIO --quiet --set
-sweep=null --set seed=S --set PATH=VALUE ... --out DIR/points/<k>` and logs to
-DIR/points/<k>/run.log. DIR defaults to results/<name>-sweep.
+sweep=null --set seed=S --set PATH=VALUE ... --out DIR/points/<k>` (or some of its transports, see
+below) and logs to DIR/points/<k>/run.log. DIR defaults to results/<name>-sweep.
 Outputs: DIR/sweep.csv and DIR/<metric>-vs-<parameter>.png (the parameter by its last part, e.g.
 EvCount); --replot redraws the plot from an existing DIR/sweep.csv. Exit status: 0, or 1 when a
 point failed (exit code not 0 or 3: the CSV and plot hold what completed and the failures are
-listed) or on bad input.
+listed) or on bad input; 130 after Ctrl-C (the CSV holds what ran, the rest "not run").
+
+Transport-only parameters: mrcsim runs a scenario's transports one after the other, each from
+ns-3's defaults and the scenario's seed, so transport K's results depend only on the parameters
+that are not another transport's entry (transport.J...) and on the seed. When swept parameters are
+transport.K paths, the first point with a given combination of those runs transport K; later
+points reuse its row and run only the transports whose combination is new, with --set
+transport=[their entries] (e.g. an EvCount sweep of MRC against RoCEv2 runs RoCEv2 once per seed).
+A point then has a directory (and run.log) only if it ran something, and its summary.json holds
+only the transports it ran; sweep.csv has the same rows as a run of every point in full (a point
+one of whose runs failed gets one failed row). A point mrcsim rejects as a whole (two transports
+with one label) runs alone and in full. --timeout applies to each run, so a point's transports
+may each get the whole timeout, as may the scenario's stop.wall_time_s. --no-reuse runs every
+point in full.
+
+Executors: by default the runs are processes of this machine, -j at a time. --scheduler ADDRESS
+runs them on a Dask distributed cluster (Debian package python3-distributed, imported only then):
+ADDRESS of a running scheduler (tcp://host:8786; its workers' threads set the parallelism, -j is
+not used), or "local" for a LocalCluster of -j single-threaded workers inside this process (tests,
+laptops). Each run is still an `mrcsim run` subprocess, started by a worker, and the workers share
+the filesystem: the mrcsim binary, the scenario file and DIR must be visible at the same absolute
+paths on every worker (sweep.py gives them absolute paths), as must the ns-3 libraries the binary
+loads. The CSV is byte-identical to a local run's; failures, --timeout (enforced on the worker),
+the [n/N] progress lines and Ctrl-C (workers SIGINT their mrcsim, which writes partial results;
+runs not started are not run) behave as locally. scripts/sweep_exec.py holds both executors.
 """
 import argparse
-import concurrent.futures
 import csv
 import importlib
 import json
@@ -34,10 +57,10 @@ import signal
 import statistics
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 
 from mrcsim_results import SummaryError, load_summary
+from sweep_exec import LOST, NOT_STARTED, TIMED_OUT, ExecutorError, make_executor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -63,11 +86,6 @@ METRICS = {
     "drops": "drops",
     "pfc_paused_us": "PFC paused port time (µs)",
 }
-
-
-# run_point's codes for a point that did not exit by itself.
-TIMED_OUT = -1000
-NOT_STARTED = -1001
 
 
 class SweepError(Exception):
@@ -121,32 +139,80 @@ def point_dir(out, point, total):
     return os.path.join(out, "points", str(point.index).zfill(len(str(max(0, total - 1)))))
 
 
-def point_command(binary, scenario, point, directory):
+TRANSPORT_PATH = re.compile(r"transport\.(\d+)(?:\.|$)")
+
+
+def transport_of(path):
+    """The index K of the transport a parameter path changes (transport.K...), else None."""
+    m = TRANSPORT_PATH.match(path)
+    return int(m.group(1)) if m else None
+
+
+def point_command(binary, scenario, point, directory, transports=None):
+    """`mrcsim run` with the point's overrides; with `transports` (indices into the scenario's
+    transport list) only those transports: their entries as the point has them in place of the
+    list (the transport.K overrides are in them)."""
     cmd = [binary, "run", scenario, "--quiet", "--set", "sweep=null", "--set", f"seed={point.seed}"]
     for path, value in point.values.items():
-        cmd += ["--set", f"{path}={json.dumps(value)}"]
+        if transports is None or transport_of(path) is None:
+            cmd += ["--set", f"{path}={json.dumps(value)}"]
+    if transports is not None:
+        cmd += ["--set", "transport=" + json.dumps([point.scenario["transport"][t] for t in transports])]
     return cmd + ["--out", directory]
 
 
-def run_point(binary, scenario, point, directory, timeout):
-    """Runs one point; returns (exit code, seconds, last line of its stderr)."""
-    os.makedirs(directory, exist_ok=True)
-    start = time.monotonic()
-    cmd = point_command(binary, scenario, point, directory)
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        code, out, err = p.returncode, p.stdout, p.stderr
-    except subprocess.TimeoutExpired as e:
-        code, out, err = TIMED_OUT, e.stdout or "", (e.stderr or "") + f"\nsweep: timed out after {timeout} s"
-        out = out.decode() if isinstance(out, bytes) else out
-        err = err.decode() if isinstance(err, bytes) else err
-    except OSError as e:
-        code, out, err = NOT_STARTED, "", f"cannot run {binary}: {e}"
-    with open(os.path.join(directory, "run.log"), "w") as f:
-        f.write("$ " + " ".join(cmd) + "\n" + out + err)
-    lines = [line for line in err.strip().splitlines() if line.strip()]
-    return code, time.monotonic() - start, lines[-1] if lines else ""
+@dataclass(eq=False)
+class Run:
+    """One `mrcsim run` of a sweep, into its point's directory: every transport of the point's
+    scenario (transports None) or only some of them (their indices)."""
+    point: Point
+    transports: list = None
 
+
+def labels(point, transports=None):
+    """The labels of a point's transports (all, or those of the given indices)."""
+    entries = point.scenario.get("transport")
+    entries = entries if isinstance(entries, list) else [entries]
+    picked = range(len(entries)) if transports is None else transports
+    return [str(entries[t].get("label", entries[t].get("type"))) if isinstance(entries[t], dict) else str(t)
+            for t in picked]
+
+
+def plan(module, scenario, points, reuse=True):
+    """The runs of a sweep and, per point index, where its rows come from: a list of (run,
+    position), position the transport's place among the run's results, or None for all of them.
+
+    Each point is a run of every transport, unless swept parameters are transport.K paths (and
+    reuse is on): then transport K's results depend only on the parameters that are not another
+    transport's and on the seed (mrcsim resets ns-3's defaults and seeds before each transport),
+    and the first point with those values runs it; later points reuse its row. A point mrcsim
+    rejects as a whole (e.g. two transports given one label) runs alone and in full."""
+    runs, sources, seen = [], {}, {}
+    split = reuse and points and any(transport_of(p) is not None for p in points[0].values)
+    for point in points:
+        entries = point.scenario.get("transport")
+        if not split or not isinstance(entries, list) or len(entries) < 2 or not accepted(module, scenario, point):
+            runs.append(Run(point))
+            sources[point.index] = [(runs[-1], None)]
+            continue
+        keys = [(t, point.seed, json.dumps({p: v for p, v in point.values.items() if transport_of(p) in (None, t)},
+                                           sort_keys=True)) for t in range(len(entries))]
+        need = [t for t, key in enumerate(keys) if key not in seen]
+        if need:
+            runs.append(Run(point, None if len(need) == len(entries) else need))
+            for position, t in enumerate(need):
+                seen[keys[t]] = (runs[-1], t if runs[-1].transports is None else position)
+        sources[point.index] = [seen[key] for key in keys]
+    return runs, sources
+
+
+def accepted(module, scenario, point):
+    """Whether mrcsim accepts the point's whole scenario, as its `mrcsim run` would read it."""
+    try:
+        module.validate(scenario, overrides=point_command("", "", point, "")[5:-2:2])
+        return True
+    except module.SpecError:
+        return False
 
 def exit_text(code):
     """"exit 1", or "signal SIGABRT" for a process a signal ended."""
@@ -154,6 +220,8 @@ def exit_text(code):
         return "timed out"
     if code == NOT_STARTED:
         return "not started"
+    if code == LOST:
+        return "lost by the executor"
     if code < 0:
         try:
             return "signal " + signal.Signals(-code).name
@@ -169,47 +237,74 @@ def cell(value):
     return str(value)
 
 
-def rows_of_point(point, directory, status):
-    """One row per transport of a finished point; one row with the error for a failed one."""
-    base = {"point": point.index, **{p: cell(v) for p, v in point.values.items()}, "seed": point.seed}
-    if status is not None:
-        return [{**base, "transport": "", "status": status}]
-    try:
-        summary = load_summary(directory)
-    except SummaryError as e:
-        raise SweepError(f"point {point.index}: {e}")
-    rows = []
-    for r in summary.runs:
-        c = r.counters
-        coll = r.collectives[0] if r.collectives else None
-        msg = r.messages.time_us
-        pkt = r.packet_latency_us
-        rows.append({
-            **base,
-            "transport": r.label,
-            "status": f"partial: {r.stop_reason}" if r.partial else "complete",
-            "partial": "true" if r.partial else "false",
-            "completion_us": r.completion_us,
-            "collective_mean_us": coll.time_us.mean if coll else "",
-            "collective_max_us": coll.time_us.max if coll else "",
-            "busbw_gbps": coll.busbw_gbps if coll else "",
-            "messages_completed": r.messages.completed,
-            "msg_p50_us": msg.p50,
-            "msg_p99_us": msg.p99,
-            "msg_p99_9_us": msg.p99_9,
-            "msg_max_us": msg.max,
-            "pkt_p50_us": pkt.p50,
-            "pkt_p99_us": pkt.p99,
-            "pkt_p99_9_us": pkt.p99_9,
-            "retransmissions": c.retransmissions,
-            "timeouts": c.timeouts,
-            "trims": c.trims,
-            "ecn_marks": c.ecn_marks,
-            "drops": c.drops_total,
-            "pfc_paused_us": c.pfc_paused_port_us,
-        })
-    return rows
+def row_base(point):
+    return {"point": point.index, **{p: cell(v) for p, v in point.values.items()}, "seed": point.seed}
 
+
+def transport_row(point, r):
+    """The row of one transport's results (a run of summary.json) for a point."""
+    c = r.counters
+    coll = r.collectives[0] if r.collectives else None
+    msg = r.messages.time_us
+    pkt = r.packet_latency_us
+    return {
+        **row_base(point),
+        "transport": r.label,
+        "status": f"partial: {r.stop_reason}" if r.partial else "complete",
+        "partial": "true" if r.partial else "false",
+        "completion_us": r.completion_us,
+        "collective_mean_us": coll.time_us.mean if coll else "",
+        "collective_max_us": coll.time_us.max if coll else "",
+        "busbw_gbps": coll.busbw_gbps if coll else "",
+        "messages_completed": r.messages.completed,
+        "msg_p50_us": msg.p50,
+        "msg_p99_us": msg.p99,
+        "msg_p99_9_us": msg.p99_9,
+        "msg_max_us": msg.max,
+        "pkt_p50_us": pkt.p50,
+        "pkt_p99_us": pkt.p99,
+        "pkt_p99_9_us": pkt.p99_9,
+        "retransmissions": c.retransmissions,
+        "timeouts": c.timeouts,
+        "trims": c.trims,
+        "ecn_marks": c.ecn_marks,
+        "drops": c.drops_total,
+        "pfc_paused_us": c.pfc_paused_port_us,
+    }
+
+
+def rows_of_points(points, sources, results, out):
+    """The rows of every point, in order: one per transport of a finished point (from the run that
+    ran that transport), one with the error for a point one of whose runs failed or did not run.
+    Also the failed points: (point, exit code, last line of stderr) of the failing run."""
+    rows, failed, summaries = [], [], {}
+    total = len(points)
+    for point in points:
+        status = None
+        for run, _ in sources[point.index]:
+            result = results.get(run)
+            if result is None:
+                status = "not run (interrupted)"
+            elif result[0] not in (0, 3) or not os.path.exists(
+                    os.path.join(point_dir(out, run.point, total), "summary.json")):
+                status = f"failed: {exit_text(result[0])}"
+                if result[0] not in (0, 3):
+                    failed.append((point, result[0], result[2]))
+            if status:
+                break
+        if status:
+            rows.append({**row_base(point), "transport": "", "status": status})
+            continue
+        for run, position in sources[point.index]:
+            if run not in summaries:
+                directory = point_dir(out, run.point, total)
+                try:
+                    summaries[run] = load_summary(directory).runs
+                except SummaryError as e:
+                    raise SweepError(f"point {run.point.index}: {e}")
+            done = summaries[run] if position is None else summaries[run][position:position + 1]
+            rows += [transport_row(point, r) for r in done]
+    return rows, failed
 
 def columns(paths):
     return ["point", *paths, "seed", "transport", "status", "partial", *METRICS]
@@ -333,51 +428,57 @@ def validate(binary, scenario):
     return p.stdout.strip()
 
 
-def run_sweep(args, points, out):
+def describe(point):
+    return ", ".join(f"{short(p)}={cell(v)}" for p, v in point.values.items()) + f", seed={point.seed}"
+
+
+def run_sweep(args, points, out, runs, sources, executor):
+    """Runs `runs` on the executor, printing each as it ends; returns the rows of every point, the
+    failed points and whether Ctrl-C stopped the sweep."""
     shutil.rmtree(os.path.join(out, "points"), ignore_errors=True)
     os.makedirs(os.path.join(out, "points"))
     total = len(points)
     results = {}
-    failed = []
-
-    def describe(point):
-        return ", ".join(f"{short(p)}={cell(v)}" for p, v in point.values.items()) + f", seed={point.seed}"
-
     interrupted = False
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(run_point, args.mrcsim, args.scenario, p, point_dir(out, p, total), args.timeout): p
-                   for p in points}
-        try:
-            for n, future in enumerate(concurrent.futures.as_completed(futures), 1):
-                point = futures[future]
-                code, seconds, last = future.result()
-                results[point.index] = code
-                if code in (0, 3):
-                    note = " (partial)" if code == 3 else ""
-                    print(f"[{n}/{total}] point {point.index} ({describe(point)}): {seconds:.1f} s{note}", flush=True)
-                else:
-                    failed.append((point, code, last))
-                    print(f"[{n}/{total}] point {point.index} ({describe(point)}): FAILED ({exit_text(code)}): {last}",
-                          flush=True)
-        except KeyboardInterrupt:
-            # mrcsim got the Ctrl-C too and writes its partial results; start nothing new.
-            interrupted = True
-            pool.shutdown(wait=True, cancel_futures=True)
-            for f, p in futures.items():
-                if f.done() and not f.cancelled() and p.index not in results:
-                    results[p.index] = f.result()[0]
-    rows = []
-    for point in points:
-        code = results.get(point.index)
-        directory = point_dir(out, point, total)
-        if code is None:
-            rows += rows_of_point(point, directory, "not run (interrupted)")
-        elif code in (0, 3) and os.path.exists(os.path.join(directory, "summary.json")):
-            rows += rows_of_point(point, directory, None)
-        else:
-            rows += rows_of_point(point, directory, f"failed: {exit_text(code)}")
+    futures = {}
+    for run in runs:
+        binary, scenario, directory = args.mrcsim, args.scenario, point_dir(out, run.point, total)
+        if executor.absolute_paths:  # the workers' working directory is not ours
+            binary = os.path.abspath(binary) if os.sep in binary else binary
+            scenario, directory = os.path.abspath(scenario), os.path.abspath(directory)
+        cmd = point_command(binary, scenario, run.point, directory, run.transports)
+        futures[executor.submit(cmd, directory, args.timeout)] = run
+    try:
+        for n, future in enumerate(executor.as_completed(futures), 1):
+            run = futures[future]
+            code, seconds, last = results[run] = executor.result(future)
+            what = describe(run.point) + ("" if run.transports is None else
+                                          "; " + ", ".join(labels(run.point, run.transports)) + " only")
+            if code in (0, 3):
+                note = " (partial)" if code == 3 else ""
+                print(f"[{n}/{len(runs)}] point {run.point.index} ({what}): {seconds:.1f} s{note}", flush=True)
+            else:
+                print(f"[{n}/{len(runs)}] point {run.point.index} ({what}): FAILED ({exit_text(code)}): {last}",
+                      flush=True)
+    except KeyboardInterrupt:
+        # mrcsim gets the Ctrl-C too (from the terminal, or on a cluster from the executor) and
+        # writes its partial results; start nothing new.
+        interrupted = True
+        for future, result in executor.interrupt(futures).items():
+            results.setdefault(futures[future], result)
+    rows, failed = rows_of_points(points, sources, results, out)
     return rows, failed, interrupted
 
+
+def plan_note(points, runs):
+    """How many times each transport runs, when reuse saves runs."""
+    counts = {}
+    for run in runs:
+        for label in labels(run.point, run.transports):
+            counts[label] = counts.get(label, 0) + 1
+    return (f"sweep: only some transports' parameters are swept: {len(runs)} runs for {len(points)} points ("
+            + ", ".join(f"{label} {k} times" for label, k in counts.items())
+            + "); the others' rows are reused across them (--no-reuse runs every point in full)")
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -390,11 +491,17 @@ def main(argv=None):
     p.add_argument("--x", help="parameter on the x axis (default: the first swept parameter, or seed)")
     p.add_argument("--timeout", type=float, help="seconds a point may run before it counts as failed")
     p.add_argument("--replot", action="store_true", help="only redraw the plot from DIR/sweep.csv")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run the points on a Dask distributed cluster: a "
+                   "scheduler's address (tcp://host:8786), or 'local' for a LocalCluster of -j workers in this "
+                   "process (needs the Debian package python3-distributed)")
+    p.add_argument("--no-reuse", action="store_true", help="run every transport of every point, even when the "
+                   "swept parameters only change one transport's entry")
     args = p.parse_args(argv)
     if args.jobs < 1:
         p.error("-j must be at least 1")
     try:
-        points = expand(import_module(args.mrcsim), args.scenario)
+        module = import_module(args.mrcsim)
+        points = expand(module, args.scenario)
         params = list(points[0].values)
         name = points[0].scenario["name"]
         out = args.out or os.path.join("results", name + "-sweep")
@@ -407,9 +514,19 @@ def main(argv=None):
             print(f"plot: {png}")
             return 0
         print(validate(args.mrcsim, args.scenario))
-        os.makedirs(out, exist_ok=True)
-        print(f"sweep: {len(points)} points, {args.jobs} at a time, into {out}/points/", flush=True)
-        rows, failed, interrupted = run_sweep(args, points, out)
+        runs, sources = plan(module, args.scenario, points, reuse=not args.no_reuse)
+        try:
+            executor = make_executor(args.scheduler, args.jobs)
+        except ExecutorError as e:
+            raise SweepError(str(e))
+        try:
+            os.makedirs(out, exist_ok=True)
+            print(f"sweep: {len(points)} points, {executor.description}, into {out}/points/", flush=True)
+            if len(runs) < len(points) or any(run.transports is not None for run in runs):
+                print(plan_note(points, runs), flush=True)
+            rows, failed, interrupted = run_sweep(args, points, out, runs, sources, executor)
+        finally:
+            executor.close()
         write_csv(csv_path, params, rows)
         plot(csv_path, png, args.metric, x, name)
     except SweepError as e:

@@ -1,8 +1,11 @@
 """scripts/sweep.py: the expansion of a sweep block (mrcsim's own, through the Python module:
 the same points as the block says and the same scenarios as the CLI's --set), a tiny sweep run two
 points at a time (and again one at a time: the same CSV), a failing point, a sweep mrcsim rejects,
-and re-plotting."""
+re-plotting, the same sweep on a local Dask cluster (the same CSV), and sweeps of one transport's
+parameters that run the other transports once per combination of the rest (the same CSV as
+running every point in full)."""
 import csv
+import importlib
 import itertools
 import json
 import os
@@ -216,3 +219,91 @@ def test_a_scenario_without_a_sweep_is_refused(tmp_path):
     path = os.path.join(ROOT, "scenarios", "quickstart.json")
     p = run(path, "--mrcsim", "/nonexistent")
     assert p.returncode == 1 and "has no sweep block" in p.stderr
+
+
+def dask_or_skip():
+    """Dask distributed, or a skip naming the Debian package (scripts/setup.sh installs it)."""
+    try:
+        importlib.import_module("distributed")
+    except ImportError as e:
+        pytest.skip(f"dask distributed is not importable ({e}); install python3-distributed")
+
+
+def runs_by_label(out):
+    """How many times each transport ran in a sweep's directory, and how many run logs it has."""
+    counts = {}
+    logs = 0
+    for k in os.listdir(os.path.join(out, "points")):
+        directory = os.path.join(out, "points", k)
+        logs += os.path.exists(os.path.join(directory, "run.log"))
+        if os.path.exists(os.path.join(directory, "summary.json")):
+            for r in json.load(open(os.path.join(directory, "summary.json")))["runs"]:
+                counts[r["label"]] = counts.get(r["label"], 0) + 1
+    return counts, logs
+
+
+def test_a_sweep_on_a_local_dask_cluster_writes_the_same_csv(mrcsim, tmp_path):
+    dask_or_skip()
+    # Two points that run and one that fails (GPUs 8, 16, ... 64 run past the 64-GPU fabric).
+    path, doc = scenario(tmp_path, {"parameters": {"workloads.0.gpus.first": [0, 8],
+                                                   "workloads.0.gpus.stride": [1, 8]}})
+    doc["workloads"][0]["gpus"] = {"first": 0, "count": 8, "stride": 1}
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    csvs = {}
+    for how, args in (("local", ["-j", "2"]), ("dask", ["-j", "2", "--scheduler", "local"])):
+        out = str(tmp_path / how)
+        p = run(path, "--mrcsim", mrcsim, "--out", out, *args)
+        assert p.returncode == 1, p.stdout + p.stderr
+        assert re.search(r"point 3 \(first=8, stride=8, seed=1\): FAILED \(exit 1\)", p.stdout), p.stdout
+        assert re.search(r"\[4/4\] point \d", p.stdout), p.stdout
+        assert "1 of 4 points FAILED" in p.stderr
+        csvs[how] = open(os.path.join(out, "sweep.csv")).read()
+    assert "on a local Dask cluster" in p.stdout
+    assert csvs["dask"] == csvs["local"]
+    _, rows = read_rows(os.path.join(tmp_path / "dask", "sweep.csv"))
+    assert [(r["point"], r["transport"], r["status"]) for r in rows] == [
+        ("0", "mrc", "complete"), ("0", "rocev2", "complete"), ("1", "mrc", "complete"),
+        ("1", "rocev2", "complete"), ("2", "mrc", "complete"), ("2", "rocev2", "complete"),
+        ("3", "", "failed: exit 1")]
+    # A timeout fails the point on the cluster too.
+    p = run(path, "--mrcsim", mrcsim, "--out", str(tmp_path / "slow"), "--scheduler", "local", "--timeout", "0.001")
+    assert p.returncode == 1 and "4 of 4 points FAILED" in p.stderr and "timed out after 0.001 s" in p.stderr
+
+
+EV = "transport.0.attributes.ns3::MrcQueuePair::EvCount"
+
+
+@pytest.mark.parametrize("block, runs, logs, code", [
+    # Only MRC's entry is swept: RoCEv2 runs once per seed.
+    ({"parameters": {EV: [16, 32, 64]}, "seeds": [1, 2]}, {"mrc": 6, "rocev2": 2}, 6, 0),
+    # Each transport's own parameter and a workload's: each runs once per its own combination (point
+    # 3 and 7 run nothing); on a local Dask cluster too.
+    ({"parameters": {"workloads.0.bytes": [16384, 65536], "transport.1.qps_per_connection": [4, 8], EV: [16, 64]}},
+     {"mrc": 4, "rocev2": 4}, 6, 0),
+    # Two labels that are each fine alone but not together: that point fails as a whole, as it does
+    # when run in full.
+    ({"parameters": {"transport.0.label": ["a", "b"], "transport.1.label": ["b", "c"]}},
+     {"a": 1, "b": 2, "c": 1, "rocev2": 0}, 4, 1),
+])
+def test_a_transport_only_sweep_reruns_only_that_transport(mrcsim, tmp_path, block, runs, logs, code):
+    path, _ = scenario(tmp_path, block)
+    points = len(list(itertools.product(*block["parameters"].values()))) * len(block.get("seeds", [1]))
+    extra = ["--scheduler", "local"] if "workloads.0.bytes" in block["parameters"] else []
+    if extra:
+        dask_or_skip()
+    full, reuse = str(tmp_path / "full"), str(tmp_path / "reuse")
+    p = run(path, "-j", "2", "--mrcsim", mrcsim, "--out", full, "--no-reuse")
+    assert p.returncode == code, p.stdout + p.stderr
+    p = run(path, "-j", "2", "--mrcsim", mrcsim, "--out", reuse, *extra)
+    assert p.returncode == code, p.stdout + p.stderr
+    assert "only some transports' parameters are swept" in p.stdout
+    # The same rows, as if every point had run every transport.
+    assert open(os.path.join(reuse, "sweep.csv")).read() == open(os.path.join(full, "sweep.csv")).read()
+    # Fewer runs: a run log in the directory of each point that ran something.
+    assert runs_by_label(reuse) == ({label: k for label, k in runs.items() if k}, logs)
+    full_counts, full_logs = runs_by_label(full)
+    assert full_logs == points
+    if code == 0:
+        assert set(full_counts.values()) == {points}
+        assert re.search(r"point \d+ \(.*; mrc only\)", p.stdout), p.stdout
