@@ -433,7 +433,7 @@ FabricChannel::Deliver(uint8_t dir, DeliverEvent& event)
   FramePtr head = PopWire(dir);
   // The sender's next frame cannot have arrived yet: start it (and any others due) now. Frames it
   // starts join the wire behind the ones already on it.
-  if (!m_handover)
+  if (!m_handover && m_ports[dir]->IsLazyStart())
   {
     m_ports[dir]->CatchUp();
   }

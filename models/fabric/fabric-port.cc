@@ -9,6 +9,7 @@
 #include "models/engine/splitmix.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
@@ -40,6 +41,14 @@ FabricPort::GetTypeId()
     TypeId("ns3::FabricPort")
       .SetParent<NetDevice>()
       .AddConstructor<FabricPort>()
+      .AddAttribute("LazyStart",
+                    "Start a backlogged port's next frame when something next touches the port "
+                    "(its previous frame's arrival at the peer, at the latest), at its exact start "
+                    "time (default); off: one start event per frame, and arrivals leave the sender "
+                    "alone (for measuring what the lazy start gains; see the file comment).",
+                    BooleanValue(true),
+                    MakeBooleanAccessor(&FabricPort::m_lazy),
+                    MakeBooleanChecker())
       .AddTraceSource("Enqueue",
                       "A packet entered an egress class queue.",
                       MakeBundleTraceAccessor(&FabricPort::m_traces, &Traces::enqueue),

@@ -157,9 +157,9 @@ public:
   uint64_t EcnMarkedPackets() const { return m_ecnMarked; }
   /// \brief Time this port spent paused by its peer's PFC frames (any class), since the start.
   Time PausedTime() const;
-  /// \brief Lazy starts on (default) or one start event per backlogged frame (links whose far
-  /// end runs on another process of a distributed run cannot trigger the catch-up).
-  void SetLazyStart(bool lazy) { m_lazy = lazy; }
+  /// \brief Whether the port starts frames lazily (attribute LazyStart): then the arrival of
+  /// its previous frame at the peer catches it up.
+  bool IsLazyStart() const { return m_lazy; }
   /// \brief Time to put `bytes` of packet on this port's wire (framing and degraded rate included).
   Time TxTime(uint32_t bytes) const;
 
@@ -243,7 +243,7 @@ private:
   Ptr<FabricChannel> m_channel;
   uint8_t m_pausedMask = 0;    ///< classes the peer paused
   uint8_t m_pauseSentMask = 0; ///< classes this port paused upstream
-  bool m_lazy = true;
+  bool m_lazy = true; ///< attribute LazyStart
   bool m_arrivalPending = false;               ///< the last frame sent will arrive (and trigger a catch-up)
   bool m_linkUp = false;                       ///< the channel is attached and up (a copy of its state)
   bool m_wakePending = false;                  ///< m_wake is scheduled and has not run

@@ -9,6 +9,7 @@
 
 #include "tests/models/fabric-test-fixture.h"
 
+#include "ns3/boolean.h"
 #include "ns3/event-id.h"
 #include "ns3/map-scheduler.h"
 #include "ns3/nstime.h"
@@ -433,7 +434,7 @@ TEST_CASE("scheduler: a port's wake event runs and is released, with or without 
     FabricFixture fx(TinyMultiplane());
     const mrcsim::Attachment& a = fx.Routing().Attach(0, 0);
     Ptr<FabricPort> nic = fx.NicPort(0, 0);
-    nic->SetLazyStart(false);
+    nic->SetAttribute("LazyStart", BooleanValue(false));
     if (!withNode)
     {
       nic->SetNode(nullptr);
