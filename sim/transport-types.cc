@@ -89,17 +89,22 @@ ConfigureRoceFabric(const FabricPolicyContext& c)
     Policy(c, cfg, "PfcEnabled", true);
 }
 
-/// qps_per_connection QP pairs, spread over the NIC ports, each on its own UDP source port.
+/// qps_per_connection QP pairs, each on its own UDP source port, dealt over the NIC ports (planes)
+/// in turn. When they cannot fill every port equally, the first port is the pair's hash: one
+/// hashed plane per QP, as ECMP hashes a path, so that a fabric's connections use every plane
+/// (starting every pair at port 0 would put all single-QP connections on plane 0).
 std::vector<QpPair>
 ConnectRocePairs(ns3::FabricNetwork& net, const TransportSpec& t, uint32_t a, uint32_t b)
 {
   std::vector<QpPair> pairs;
   const uint16_t ports = net.GetHost(a)->NumPorts();
+  uint64_t pair = (uint64_t(a) << 32) | b;
+  const uint32_t first = t.qpsPerConnection % ports == 0 ? 0 : static_cast<uint32_t>(ns3::SplitMix64(pair) % ports);
   for (uint32_t q = 0; q < t.qpsPerConnection; ++q)
   {
     uint64_t h = (uint64_t(a) << 32) ^ (uint64_t(b) << 8) ^ q;
     const uint16_t entropy = ns3::EvEntropy::Encode(static_cast<uint16_t>(ns3::SplitMix64(h) & ns3::EvEntropy::kEvMask));
-    auto qp = ns3::ConnectRoce(net, a, b, static_cast<uint16_t>(q % ports), entropy);
+    auto qp = ns3::ConnectRoce(net, a, b, static_cast<uint16_t>((first + q) % ports), entropy);
     pairs.emplace_back(qp.first, qp.second);
   }
   return pairs;
