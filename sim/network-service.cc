@@ -162,10 +162,9 @@ NetworkService::OnQpError(Side* side, const std::string& cause)
   side->failed = true;
   // As a QP in error flushes its work requests with error completions: every part it was
   // sending fails now.
-  PendingQueue flushed;
-  flushed.swap(*side->sent);
-  for (Pending& part : flushed)
-    part(false);
+  PendingQueue flushed = std::move(*side->sent);
+  while (!flushed.empty())
+    flushed.take_front()(false);
 }
 
 NetworkService::Connection&

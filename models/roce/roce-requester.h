@@ -17,7 +17,7 @@
 #include "ns3/ptr.h"
 
 #include <cstdint>
-#include <deque>
+#include "models/engine/ring-queue.h"
 
 namespace ns3
 {
@@ -73,7 +73,7 @@ private:
   void OnTimer();
 
   RoceQueuePair& m_qp;
-  std::deque<Message> m_messages; ///< posted, not yet fully acknowledged
+  RingQueue<Message> m_messages; ///< posted, not yet fully acknowledged (16 bytes while empty)
   uint64_t m_nextMessageId = 0;
   uint64_t m_totalSeq = 0; ///< sequence numbers handed out so far
   uint64_t m_sndUna = 0;   ///< oldest unacknowledged
