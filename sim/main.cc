@@ -4,6 +4,7 @@
 #include "topologies/json-reader.h"
 
 #include "ns3/nstime.h"
+#include "ns3/version-defines.h"
 
 #include <malloc.h>
 
@@ -22,7 +23,7 @@ commands:
   run       run a scenario file (MRC and/or RoCEv2), write results and a comparison table
   validate  check a scenario file without running it
   bench     benchmarks: topology | forwarding | perm-8192
-run `mrcsim <command> --help` for its options.
+run `mrcsim <command> --help` for its options; `mrcsim --version` prints the version.
 )";
 
 /// \brief Re-executes this program with glibc's malloc asking for transparent huge pages
@@ -85,6 +86,12 @@ main(int argc, char** argv)
       return mrcsim::RunCommand(args);
     if (command == "validate")
       return mrcsim::ValidateCommand(args);
+    if (command == "--version" || command == "version")
+    {
+      // The same string as summary.json's "version" and the Python module's __version__.
+      std::cout << "mrcsim " << MRCSIM_VERSION << " (ns-3 " << NS3_VERSION_MAJOR << "." << NS3_VERSION_MINOR << ")\n";
+      return 0;
+    }
     if (command == "--help" || command == "help")
     {
       std::cout << kUsage;

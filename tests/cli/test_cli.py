@@ -41,6 +41,11 @@ with tempfile.TemporaryDirectory() as tmp:
             f.write(body)
         return path
 
+    # The version, as summary.json records it.
+    code, out, _ = run("--version")
+    check("version", code == 0 and out.startswith("mrcsim ") and "(ns-3 3." in out, out)
+    version = out.split()[1] if len(out.split()) > 1 else ""
+
     # Presets listed; figures as JSON with the fields the plots use.
     code, out, _ = run("topo", "--list")
     check("list", code == 0 and "multiplane-131k" in out and "fat-tree-4tier-131k" in out, out)
@@ -115,6 +120,7 @@ with tempfile.TemporaryDirectory() as tmp:
     summary = json.load(open(os.path.join(outdir, "summary.json")))
     check("run summary", [r["label"] for r in summary["runs"]] == ["mrc", "rocev2"]
           and not summary["partial"] and summary["runs"][0]["messages"]["completed"] == 8, summary)
+    check("run version", summary["version"] == version, (summary["version"], version))
     for label in ("mrc", "rocev2"):
         for csv_name in ("collectives.csv", "messages.csv", "timeseries.csv"):
             check("run " + label + " " + csv_name, os.path.getsize(os.path.join(outdir, label, csv_name)) > 0)
