@@ -119,6 +119,14 @@ def collective_slowdown(runs, run, transport, workload=None, stat="mean"):
     return collective_time_us(runs, run, transport, workload, stat) / ideal
 
 
+@metric("x")
+def collective_speedup(runs, run, transport, over, workload=None, stat="mean"):
+    """How many times faster `transport` runs a collective than transport `over` in the same run:
+    over's collective time over transport's (each as collective_time_us)."""
+    return (collective_time_us(runs, run, over, workload, stat)
+            / collective_time_us(runs, run, transport, workload, stat))
+
+
 @metric("of line rate")
 def collective_bus_fraction(runs, run, transport, workload=None):
     """A collective's mean bus bandwidth (NCCL's busbw, summary: busbw_gbps) over one GPU's NIC

@@ -162,6 +162,26 @@ private:
   uint32_t m_step : 6; ///< growth step of the capacity (StepCapacity)
 };
 
+/// \brief In a non-empty ring ordered by `keyOf`, the index of the last item whose key is at most
+/// `key` (0 when none is): e.g. the message that holds a sequence number, among messages in
+/// sequence order.
+template<typename T, typename KeyOf>
+uint32_t
+LastAtOrBefore(const RingQueue<T>& ring, uint64_t key, KeyOf keyOf)
+{
+  uint32_t lo = 0;
+  uint32_t hi = ring.size();
+  while (hi - lo > 1)
+  {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (keyOf(ring[mid]) <= key)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 } // namespace ns3
 
 #endif

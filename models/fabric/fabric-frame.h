@@ -39,6 +39,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -330,6 +331,21 @@ MakeFrameInnerCodec(const char* name)
                             p.RemoveHeader(h);
                             FrameInnerOf<Header>::Write(f, h);
                           } };
+}
+
+/// \brief Registers `Header`'s codec (MakeFrameInnerCodec) and binds it to the BTH opcodes after
+/// which FromPacket reads it (only when there is room for it, if `whenRoom`); returns its kind.
+/// For a transport's static initialiser.
+template<typename Header>
+uint8_t
+RegisterFrameInner(const char* name, std::initializer_list<uint8_t> opcodes, bool whenRoom = false)
+{
+  const uint8_t kind = FrameInners::Register(MakeFrameInnerCodec<Header>(name));
+  for (uint8_t opcode : opcodes)
+  {
+    FrameInners::BindOpcode(opcode, kind, whenRoom);
+  }
+  return kind;
 }
 
 /// \brief The fabric's own inner header: a PFC PAUSE frame's class-enable vector and quanta.

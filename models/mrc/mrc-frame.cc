@@ -11,19 +11,10 @@ NS_LOG_COMPONENT_DEFINE("MrcFrame");
 namespace
 {
 
-/// Registered at load time, each read by FromPacket after its own BTH opcode.
-template<typename Header>
-uint8_t
-Register(const char* name)
-{
-  const uint8_t kind = FrameInners::Register(MakeFrameInnerCodec<Header>(name));
-  FrameInners::BindOpcode(Header::kBthOpcode, kind);
-  return kind;
-}
-
-const uint8_t g_sackKind = Register<MrcSackHeader>("MRC SACK");
-const uint8_t g_nackKind = Register<MrcNackHeader>("MRC NACK");
-const uint8_t g_probeKind = Register<MrcProbeHeader>("MRC probe");
+// Registered at load time, each read by FromPacket after its own BTH opcode.
+const uint8_t g_sackKind = RegisterFrameInner<MrcSackHeader>("MRC SACK", { MrcSackHeader::kBthOpcode });
+const uint8_t g_nackKind = RegisterFrameInner<MrcNackHeader>("MRC NACK", { MrcNackHeader::kBthOpcode });
+const uint8_t g_probeKind = RegisterFrameInner<MrcProbeHeader>("MRC probe", { MrcProbeHeader::kBthOpcode });
 
 } // namespace
 

@@ -104,17 +104,7 @@ MrcSender::Message&
 MrcSender::MessageOf(uint64_t seq)
 {
   // The last message starting at or before seq (messages are in sequence order).
-  uint32_t lo = 0;
-  uint32_t hi = m_messages.size();
-  while (hi - lo > 1)
-  {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    if (m_messages[mid].firstSeq <= seq)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return m_messages[lo];
+  return m_messages[LastAtOrBefore(m_messages, seq, [](const Message& m) { return m.firstSeq; })];
 }
 
 FramePtr

@@ -15,22 +15,10 @@ namespace
 
 /// Registered at load time; FromPacket reads a RETH after the WRITE opcodes the standard gives
 /// one (First, Only, Only with immediate) when the packet has room for it.
-uint8_t
-RegisterReth()
-{
-  const uint8_t kind = FrameInners::Register(MakeFrameInnerCodec<RoceRethHeader>("RETH"));
-  for (int op = 0; op < 256; ++op)
-  {
-    const auto opcode = static_cast<uint8_t>(op);
-    if (RoceBthHeader::IsRdmaWrite(opcode) && RoceBthHeader::HasStandardReth(opcode))
-    {
-      FrameInners::BindOpcode(opcode, kind, true);
-    }
-  }
-  return kind;
-}
-
-const uint8_t g_rethKind = RegisterReth();
+const uint8_t g_rethKind = RegisterFrameInner<RoceRethHeader>(
+  "RETH",
+  { RoceBthHeader::kRcWriteFirst, RoceBthHeader::kRcWriteOnly, RoceBthHeader::kRcWriteOnlyImm },
+  true);
 
 /// A RETH virtual address as a frame keeps it (32 bits).
 uint32_t

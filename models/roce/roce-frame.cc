@@ -12,18 +12,9 @@ NS_LOG_COMPONENT_DEFINE("RoceFrame");
 namespace
 {
 
-/// Registered at load time, each read by FromPacket after its own BTH opcode.
-template<typename Header>
-uint8_t
-Register(const char* name, uint8_t opcode)
-{
-  const uint8_t kind = FrameInners::Register(MakeFrameInnerCodec<Header>(name));
-  FrameInners::BindOpcode(opcode, kind);
-  return kind;
-}
-
-const uint8_t g_aethKind = Register<RoceAethHeader>("AETH", RoceBthHeader::kRcAck);
-const uint8_t g_cnpKind = Register<RoceCnpHeader>("CNP", RoceBthHeader::kCnp);
+// Registered at load time, each read by FromPacket after its own BTH opcode.
+const uint8_t g_aethKind = RegisterFrameInner<RoceAethHeader>("AETH", { RoceBthHeader::kRcAck });
+const uint8_t g_cnpKind = RegisterFrameInner<RoceCnpHeader>("CNP", { RoceBthHeader::kCnp });
 
 } // namespace
 

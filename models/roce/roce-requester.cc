@@ -77,19 +77,8 @@ RoceRequester::PostWrite(uint64_t bytes)
 const RoceRequester::Message&
 RoceRequester::MessageOf(uint64_t seq) const
 {
-  // Messages are few and ordered: a binary search over the unacknowledged ones for the last
-  // that starts at or before seq.
-  uint32_t lo = 0;
-  uint32_t hi = m_messages.size();
-  while (hi - lo > 1)
-  {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    if (m_messages[mid].firstSeq <= seq)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  return m_messages[lo];
+  // Messages are few and ordered: the last unacknowledged one that starts at or before seq.
+  return m_messages[LastAtOrBefore(m_messages, seq, [](const Message& m) { return m.firstSeq; })];
 }
 
 FramePtr
