@@ -244,8 +244,26 @@ def save(fig, path):
     plt.close(fig)
 
 
-def annotate_bar(ax, x, top, text):
-    ax.annotate(text, (x, top), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom", fontsize=7)
+def annotate_bar(ax, x, top, text, rotation=0):
+    return ax.annotate(text, (x, top), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
+                       fontsize=7, rotation=rotation)
+
+
+def fit_labels(fig, ax, labels):
+    """Raises the top of `ax` until every label is inside it. Labels keep their size in points, so
+    each raise leaves them a little less room: a few rounds, on the figure's final layout."""
+    for _ in range(8):
+        renderer = fig.canvas.get_renderer()
+        box = ax.get_window_extent(renderer)
+        highest = max((t.get_window_extent(renderer).y1 for t in labels), default=box.y1)
+        if highest <= box.y1:
+            return
+        grow = (highest - box.y1) / box.height * 1.2 + 0.02
+        bottom, top = ax.get_ylim()
+        if ax.get_yscale() == "log":
+            ax.set_ylim(bottom, top * (top / bottom) ** grow)
+        else:
+            ax.set_ylim(bottom, top + (top - bottom) * grow)
 
 
 def plot_collectives(variants, summary, path):
@@ -272,7 +290,7 @@ def plot_collectives(variants, summary, path):
             hatch = "//" if v.partial else None
             if name == "whole run":
                 # A partial run did not complete: it ran at least until it stopped.
-                value = v.run.stopped_at_us if v.partial else v.run.completion_us
+                value = v.run.stopped_at_us if v.partial or v.run.completion_us is None else v.run.completion_us
                 ax.bar(x, value, width, color=col[v.label], hatch=hatch, edgecolor="white")
                 annotate_bar(ax, x, value, f"≥{value:.0f}" if v.partial else f"{value:.0f}")
                 continue
@@ -395,11 +413,20 @@ def failure_times(v):
     return [(f.at_us, f.type) for f in v.run.failures]
 
 
+def run_length(v, per_plane):
+    """How long a variant's run lasted (µs): until it stopped, else (older summaries) its last
+    sample."""
+    last = max((t for pts in per_plane.values() for t, _ in pts), default=0.0)
+    return v.run.stopped_at_us or last or 1.0
+
+
 def plot_goodput(variants, summary, path):
     """One panel per variant (a line per plane), then the total over planes of every variant."""
     col = colours(variants)
     n = len(variants)
-    fig, axes = plt.subplots(n + 1, 1, figsize=(9, 2.3 * (n + 1)), sharex=True, squeeze=False)
+    # Each variant on its own time axis, as long as its run: a short run is not squashed into the
+    # start of a long one's. The last panel compares the totals on the longest run's axis.
+    fig, axes = plt.subplots(n + 1, 1, figsize=(9, 2.3 * (n + 1)), squeeze=False)
     axes = [a[0] for a in axes]
     series = {}
     planes = set()
@@ -426,7 +453,9 @@ def plot_goodput(variants, summary, path):
             ax.text(0.5, 0.5, "no samples", ha="center", va="center", transform=ax.transAxes)
         ax.set_title(f"{v.title}: goodput delivered per plane (all GPUs)")
         ax.set_ylabel("goodput (Gb/s)")
+        ax.set_xlim(0, run_length(v, per))
     total_ax = axes[-1]
+    total_ax.set_xlim(0, max(run_length(v, series[v.label]) for v in variants))
     for v in variants:
         per = series[v.label]
         totals = {}
@@ -439,7 +468,8 @@ def plot_goodput(variants, summary, path):
                           linestyle="--" if v.partial else "-", label=v.title)
     total_ax.set_title("Goodput delivered, all planes")
     total_ax.set_ylabel("goodput (Gb/s)")
-    total_ax.set_xlabel("simulated time (µs)")
+    for ax in axes:
+        ax.set_xlabel("simulated time (µs)")
     if total_ax.lines:
         total_ax.legend(loc="upper right")
     for ax in axes[:-1]:
@@ -478,6 +508,7 @@ def plot_counters(variants, summary, path):
     n = len(variants)
     width = 0.8 / n
     largest = 0
+    labels = []
     for i, v in enumerate(variants):
         c = v.run.counters
         for g, (key, _) in enumerate(names):
@@ -485,7 +516,8 @@ def plot_counters(variants, summary, path):
             x = g + (i - (n - 1) / 2) * width
             if value > 0:
                 left.bar(x, value, width, color=col[v.label], hatch="//" if v.partial else None, edgecolor="white")
-            annotate_bar(left, x, max(value, 1), f"{value:,}")
+            # Upright labels: side by side, several variants' counts would run into each other.
+            labels.append(annotate_bar(left, x, max(value, 1), f"{value:,}", rotation=90))
             largest = max(largest, value)
     left.set_xticks(range(len(names)), [label for _, label in names])
     left.set_ylabel("count (log scale)")
@@ -494,9 +526,12 @@ def plot_counters(variants, summary, path):
     left.set_title("Loss recovery and congestion signals")
     handles = [plt.Rectangle((0, 0), 1, 1, facecolor=col[v.label], hatch="//" if v.partial else None, edgecolor="white")
                for v in variants]
-    left.legend(handles, [v.title for v in variants], loc="upper right")
+    # Below the panels, where it covers no bar.
+    fig.legend(handles, [v.title for v in variants], loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=min(len(variants), 4), frameon=False)
 
     causes = sorted({k for v in variants for k, x in v.run.counters.drops.items() if x > 0})
+    drop_labels = []
     if causes:
         for i, v in enumerate(variants):
             d = v.run.counters.drops
@@ -504,9 +539,8 @@ def plot_counters(variants, summary, path):
                 x = g + (i - (n - 1) / 2) * width
                 right.bar(x, d.get(cause, 0), width, color=col[v.label], hatch="//" if v.partial else None,
                           edgecolor="white")
-                annotate_bar(right, x, d.get(cause, 0), f"{d.get(cause, 0):,}")
+                drop_labels.append(annotate_bar(right, x, d.get(cause, 0), f"{d.get(cause, 0):,}", rotation=90))
         right.set_xticks(range(len(causes)), [c.replace("_", " ") for c in causes])
-        right.margins(y=0.15)
     else:
         right.set_xticks([])
         right.text(0.5, 0.5, "no packet dropped in any variant", ha="center", va="center",
@@ -515,6 +549,8 @@ def plot_counters(variants, summary, path):
     right.set_title("Drops by cause")
     suptitle(fig, summary, "retransmissions and drops")
     fig.tight_layout()
+    fit_labels(fig, left, labels)
+    fit_labels(fig, right, drop_labels)
     save(fig, path)
 
 
@@ -522,7 +558,8 @@ def plot_counters(variants, summary, path):
 
 
 def fmt(x, digits=1):
-    return f"{x:,.{digits}f}"
+    """A figure for the report; None (not defined, e.g. nothing completed) is "n/a"."""
+    return "n/a" if x is None else f"{x:,.{digits}f}"
 
 
 def table(variants):
@@ -550,7 +587,7 @@ def table(variants):
             if c is None:
                 return "-"
             if c.completed == 0:
-                return f"none done (0/{c.instances})"
+                return "n/a" if key == "busbw" else f"none done (0/{c.instances})"
             if key == "busbw":
                 return fmt(c.busbw_gbps)
             return f"{fmt(c.time_us.mean)} / {fmt(c.time_us.max)} ({c.completed}/{c.instances})"

@@ -137,7 +137,8 @@ class Stats(View):
 
 class Collective(View):
     """One workload's collectives: instances and completed, time_us (Stats), ideal_us, the mean
-    slowdown and algorithm/bus bandwidth (Gb/s, mean over the completed)."""
+    slowdown and algorithm/bus bandwidth (Gb/s, mean over the completed; None, as null in the
+    summary, when none completed)."""
 
     workload = _key("workload")
     algorithm = _key("algorithm")
@@ -211,7 +212,7 @@ class Run(View):
     qps_per_connection = _optional("qps_per_connection", 1)
     partial = property(lambda self: bool(self.raw.get("partial")), doc='"partial"')
     stop_reason = _optional("stop_reason", None)
-    completion_us = _key("completion_us")
+    completion_us = _key("completion_us")  # None when nothing completed
     stopped_at_us = _optional("stopped_at_us", 0)
     events = _key("events")
     messages = _key("messages", wrap=Messages)

@@ -5,7 +5,7 @@
 #   scripts/python.sh my_study.py
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if ! compgen -G "$here/build/python/mrcsim*.so" >/dev/null; then
+if [ ! -f "$here/build/python/mrcsim/__init__.py" ] || ! compgen -G "$here/build/python/_mrcsim*.so" >/dev/null; then
   echo "python.sh: no mrcsim module in $here/build/python; run scripts/setup.sh first" >&2
   exit 1
 fi

@@ -10,7 +10,7 @@ packages=(
   libns3-dev ns3 libgsl-dev libxml2-dev libpython3.11-dev
   libboost-graph-dev nlohmann-json3-dev catch2
   pybind11-dev python3-pybind11 python3-matplotlib python3-numpy python3-pytest
-  tshark doxygen python3-jsonschema python3-distributed
+  tshark doxygen python3-jsonschema python3-distributed python3-pandas
 )
 
 missing=()

@@ -46,6 +46,20 @@ Fixed(double v, int digits)
   return out.str();
 }
 
+/// A summary figure that may be null (not defined, e.g. nothing completed): "n/a" then.
+std::string
+Fixed(const nlohmann::json& v, int digits)
+{
+  return v.is_null() ? "n/a" : Fixed(v.get<double>(), digits);
+}
+
+/// A percentile of a histogram's summary; "n/a" when it counted nothing (the summary says 0).
+std::string
+Percentile(const nlohmann::json& stats, const char* key, int digits)
+{
+  return stats["count"].get<uint64_t>() == 0 ? "n/a" : Fixed(stats[key].get<double>(), digits);
+}
+
 /// The comparison table: one row per transport.
 void
 PrintTable(const ScenarioSpec& spec, const nlohmann::json& runs)
@@ -59,22 +73,23 @@ PrintTable(const ScenarioSpec& spec, const nlohmann::json& runs)
             << "  status\n";
   for (const auto& r : runs)
   {
-    double collMean = 0;
-    double busbw = 0;
-    if (!r["collectives"].empty())
+    // No collective, or one none of whose instances completed: no time or bandwidth to show.
+    nlohmann::json collMean = nullptr;
+    nlohmann::json busbw = nullptr;
+    if (!r["collectives"].empty() && r["collectives"][0]["completed"].get<uint64_t>() > 0)
     {
-      collMean = r["collectives"][0]["time_us"]["mean"].get<double>();
-      busbw = r["collectives"][0]["busbw_gbps"].get<double>();
+      collMean = r["collectives"][0]["time_us"]["mean"];
+      busbw = r["collectives"][0]["busbw_gbps"];
     }
     uint64_t drops = 0;
     for (const auto& [cause, n] : r["counters"]["drops"].items())
       drops += n.get<uint64_t>();
     const auto& m = r["messages"]["time_us"];
     std::cout << std::left << std::setw(12) << r["label"].get<std::string>() << std::right << std::setw(16)
-              << Fixed(r["completion_us"].get<double>(), 1) << std::setw(15) << Fixed(collMean, 1) << std::setw(12)
-              << Fixed(busbw, 1) << std::setw(13) << Fixed(m["p50"].get<double>(), 1) << std::setw(13)
-              << Fixed(m["p99"].get<double>(), 1) << std::setw(14) << Fixed(m["p99_9"].get<double>(), 1)
-              << std::setw(13) << Fixed(r["packet_latency_us"]["p99"].get<double>(), 1) << std::setw(11)
+              << Fixed(r["completion_us"], 1) << std::setw(15) << Fixed(collMean, 1) << std::setw(12)
+              << Fixed(busbw, 1) << std::setw(13) << Percentile(m, "p50", 1) << std::setw(13)
+              << Percentile(m, "p99", 1) << std::setw(14) << Percentile(m, "p99_9", 1) << std::setw(13)
+              << Percentile(r["packet_latency_us"], "p99", 1) << std::setw(11)
               << r["counters"]["retransmissions"].get<uint64_t>() << std::setw(11)
               << r["counters"]["timeouts"].get<uint64_t>() << std::setw(10) << r["counters"]["trims"].get<uint64_t>()
               << std::setw(10) << drops << "  "

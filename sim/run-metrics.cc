@@ -158,16 +158,18 @@ CompletionTables::Add(const Workload& w)
   }
   if (!w.Collectives().empty())
   {
+    // Means over the completed instances: with none completed they are not defined (null), not 0.
     const double n = double(std::max<uint64_t>(done, 1));
+    const auto mean = [done](double value) { return done > 0 ? nlohmann::json(value) : nlohmann::json(nullptr); };
     m_collectives.push_back({ { "workload", w.Name() },
                               { "algorithm", algorithm },
                               { "instances", w.Collectives().size() },
                               { "completed", done },
                               { "time_us", timeUs.Summary() },
-                              { "ideal_us", idealSum / n * 1e6 },
-                              { "slowdown_mean", idealSum > 0 ? timeUs.Mean() / (idealSum / n * 1e6) : 0 },
-                              { "algbw_gbps", algbwSum / n },
-                              { "busbw_gbps", busbwSum / n } });
+                              { "ideal_us", mean(idealSum / n * 1e6) },
+                              { "slowdown_mean", mean(idealSum > 0 ? timeUs.Mean() / (idealSum / n * 1e6) : 0) },
+                              { "algbw_gbps", mean(algbwSum / n) },
+                              { "busbw_gbps", mean(busbwSum / n) } });
   }
   OutputFile& msgCsv = m_messagesCsv;
   for (const MessageRecord& m : w.Messages())

@@ -144,7 +144,15 @@ ApplyOverride(nlohmann::json& document, const std::string& assignment)
       auto it = node->find(key);
       if (it == node->end())
       {
-        fail(at + "/" + key + " does not exist; set the whole value instead, e.g. " + prefix + "={...}");
+        // A missing object on the way is created, as the file could have written it: validation
+        // then checks its key like any other (an unknown key is reported as unknown, a key that
+        // is not an object as the wrong type). A list cannot be created: its index would be out
+        // of range.
+        if (IsIndex(keys[i + 1]))
+        {
+          fail(at + "/" + key + " does not exist; set the whole list instead, e.g. " + prefix + "=[...]");
+        }
+        it = node->emplace(key, nlohmann::json::object()).first;
       }
       node = &*it;
     }

@@ -3,6 +3,7 @@
 // watchdog), collect (sim/run-metrics.h) and write (the summary; the collectors' CSV files).
 #include "sim/scenario-runner.h"
 
+#include "sim/eta-estimator.h"
 #include "sim/failure-schedule.h"
 #include "sim/network-service.h"
 #include "sim/pcap-capture.h"
@@ -33,12 +34,14 @@ using ns3::Ptr;
 using ns3::Simulator;
 using ns3::Time;
 
-/// A progress line on stderr: simulated time, share of bytes delivered, event rate, wall time.
+/// A progress line on stderr: simulated time, share of bytes delivered, event rate, wall time,
+/// and the time left as `eta` estimates it from the recent lines ("estimating" until it is stable).
 void
 PrintProgress(const std::string& label,
               const std::vector<std::unique_ptr<Workload>>& workloads,
               double events,
-              double elapsed)
+              double elapsed,
+              EtaEstimator& eta)
 {
   // Work done: bytes of completed messages over all the bytes the workloads will post.
   uint64_t doneBytes = 0;
@@ -53,8 +56,11 @@ PrintProgress(const std::string& label,
   std::cerr << "[" << label << "] " << std::fixed << std::setprecision(1) << Simulator::Now().GetMicroSeconds()
             << " us simulated, " << std::setprecision(0) << share * 100 << "% of bytes delivered, "
             << events / elapsed << " events/s, " << std::setprecision(1) << elapsed << " s";
-  if (share > 0.02)
-    std::cerr << ", ETA " << elapsed * (1 - share) / share << " s";
+  const std::optional<double> left = eta.Add(elapsed, share);
+  if (left)
+    std::cerr << ", ETA " << *left << " s";
+  else
+    std::cerr << ", ETA estimating";
   std::cerr << std::endl;
 }
 
@@ -136,6 +142,7 @@ Run(const ScenarioSpec& spec,
   const Time simLimit = MicrosecondsToTime(spec.stop.simTimeUs);
   RunOutcome outcome;
   double lastProgress = 0;
+  EtaEstimator eta;
   const uint64_t events0 = Simulator::GetEventCount();
   std::function<void()> monitor = [&]
   {
@@ -175,7 +182,7 @@ Run(const ScenarioSpec& spec,
     if (options.progress && elapsed > 3 && elapsed - lastProgress >= 2)
     {
       lastProgress = elapsed;
-      PrintProgress(transport.label, workloads, double(Simulator::GetEventCount() - events0), elapsed);
+      PrintProgress(transport.label, workloads, double(Simulator::GetEventCount() - events0), elapsed, eta);
     }
     Simulator::Schedule(std::min(interval, simLimit - Simulator::Now()), monitor);
   };
@@ -279,7 +286,9 @@ RunTransport(const ScenarioSpec& spec,
     { "qps_per_connection", type.Takes("qps_per_connection") ? transport.qpsPerConnection : 1 },
     { "partial", outcome.partial },
     { "stop_reason", outcome.stopReason },
-    { "completion_us", tables.LastDone().GetSeconds() * 1e6 },
+    // A run in which nothing completed has no completion time (null rather than 0).
+    { "completion_us",
+      tables.LastDone().IsZero() ? nlohmann::json(nullptr) : nlohmann::json(tables.LastDone().GetSeconds() * 1e6) },
     { "stopped_at_us", outcome.stoppedAt.GetSeconds() * 1e6 },
     { "events", outcome.events },
     { "collectives", tables.Collectives() },

@@ -1,4 +1,5 @@
-// The Python module `mrcsim`: scenarios validated and run from a file or a dict (the summary as a
+// The extension `_mrcsim` under the Python package `mrcsim` (sim/python/mrcsim/, which adds the
+// DataFrames and load()): scenarios validated and run from a file or a dict (the summary as a
 // dict, the time series as numpy arrays), sweep blocks expanded into their points (the one
 // expansion; scripts/sweep.py uses it), and fabrics built from presets or specs with their figures.
 // A thin layer over the library the CLI uses (RunScenario, ExpandSweep, ReportFabric); it adds no
@@ -505,7 +506,7 @@ PresetNames()
 
 } // namespace mrcsim
 
-PYBIND11_MODULE(mrcsim, m)
+PYBIND11_MODULE(_mrcsim, m)
 {
   using namespace mrcsim;
   // As the CLI: picosecond resolution, so that a 4 KB frame at 100 Gb/s takes 335.2 ns.

@@ -108,6 +108,13 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_error("bad scenario", ["run", bad], 1, "bad-scenario.json", "/workloads/0/bytes")
     expect_error("bad override", ["validate", os.path.join(scen_dir, "quickstart.json"), "--set", "workloads.7.bytes=1"],
                  1, "workloads.7.bytes")
+    # The --help example: an override into a missing "attributes" object creates it; an unknown
+    # key is still named.
+    code, out, err = run("validate", os.path.join(scen_dir, "quickstart.json"), "--set",
+                         "transport.0.attributes.ns3::MrcQueuePair::EvCount=64")
+    check("override creates attributes", code == 0 and "valid" in out, err)
+    expect_error("override unknown key", ["validate", os.path.join(scen_dir, "quickstart.json"), "--set",
+                                          "transport.0.colour.red=1"], 1, "at /transport/0/colour: unknown key")
     expect_error("run no file", ["run"], 2)
     # A tiny run writes the summary and the CSVs, and prints the comparison table.
     tiny = spec("tiny.json", '{"name": "tiny", "topology": {"preset": "multiplane-64"}, "transport": '
@@ -124,6 +131,20 @@ with tempfile.TemporaryDirectory() as tmp:
     for label in ("mrc", "rocev2"):
         for csv_name in ("collectives.csv", "messages.csv", "timeseries.csv"):
             check("run " + label + " " + csv_name, os.path.getsize(os.path.join(outdir, label, csv_name)) > 0)
+
+    # A run stopped before anything completed: no completion time, bus bandwidth or latency to
+    # show, "n/a" in the table and null in summary.json (histogram summaries: count 0).
+    stopped = os.path.join(tmp, "stopped-out")
+    code, out, err = run("run", tiny, "--out", stopped, "--quiet", "--set",
+                         'workloads.0={"type": "all_to_all", "gpus": {"first": 0, "count": 8, "stride": 8}, '
+                         '"bytes": 65536}', "--set", 'stop={"sim_time_us": 1}')
+    rows = [line.split() for line in out.splitlines() if line.split()[:1] in (["mrc"], ["rocev2"])]
+    check("stopped exit", code == 3, err)
+    check("stopped table n/a", len(rows) == 2 and all(r[1:8] == ["n/a"] * 7 for r in rows), out)
+    runs = json.load(open(os.path.join(stopped, "summary.json")))["runs"]
+    check("stopped summary null", all(r["completion_us"] is None and r["collectives"][0]["completed"] == 0
+                                      and r["collectives"][0]["busbw_gbps"] is None
+                                      and r["collectives"][0]["algbw_gbps"] is None for r in runs), runs)
 
     # A sweep block: validate counts its points; run runs the base scenario and says how to run
     # the sweep; a point ("sweep": null) runs without the note.

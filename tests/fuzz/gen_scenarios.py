@@ -334,7 +334,7 @@ def gen_cli(c):
         ("none", [], 2, []),  # usage alone on stderr
         ("empty-command", [""], 2, []),
         ("unknown-command", ["frobnicate"], 2, ["frobnicate"]),
-        ("dash-command", ["--version"], 2, ["--version"]),
+        ("dash-command", ["--verbose"], 2, ["--verbose"]),
         ("validate.no-file", ["validate"], 2, ["scenario"]),
         ("validate.two-files", ["validate", base, "other.json"], 2, [["other.json", "one scenario"]]),
         ("validate.unknown-option", ["validate", base, "--bogus"], 2, ["--bogus"]),

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 
 import pytest
+from matplotlib.transforms import Bbox
 
 from conftest import ROOT, png_size
 
@@ -178,3 +179,66 @@ def test_bad_input_is_reported(mrcsim, tmp_path):
     assert p.returncode == 1 and "cannot read" in p.stderr
     p = run()
     assert p.returncode == 2 and "--from DIR" in p.stderr
+
+
+@pytest.fixture()
+def replotted(compared, tmp_path, monkeypatch):
+    """The figures of the compared directory, re-plotted in this process and kept open:
+    {file name: matplotlib figure}."""
+    out, _ = compared
+    copy = str(tmp_path / "replot")
+    shutil.copytree(out, copy)
+    figures = {}
+
+    def keep(fig, path):
+        fig.savefig(path, dpi=compare.DPI, bbox_inches="tight")  # also lays the figure out
+        figures[os.path.basename(path)] = fig
+
+    monkeypatch.setattr(compare, "save", keep)
+    assert compare.main(["--from", copy]) == 0
+    yield figures
+    for fig in figures.values():
+        compare.plt.close(fig)
+
+
+def test_goodput_gives_each_variant_a_time_axis_as_long_as_its_run(compared, replotted):
+    out, _ = compared
+    summary = json.load(open(os.path.join(out, "summary.json")))
+    variant = json.load(open(os.path.join(out, "variants", "ev16", "summary.json")))
+    lengths = [r["stopped_at_us"] for r in summary["runs"] + variant["runs"]]
+    axes = replotted["goodput.png"].axes
+    assert len(axes) == len(lengths) + 1
+    for ax, length in zip(axes, lengths):
+        assert ax.get_xlim() == pytest.approx((0, length))
+    # The shrunk quickstart's runs differ in length, so the axes do too; the totals panel spans
+    # the longest.
+    assert len({round(x) for x in lengths}) > 1
+    assert axes[-1].get_xlim() == pytest.approx((0, max(lengths)))
+
+
+def test_retransmission_labels_do_not_overlap_and_the_legend_covers_no_bar(replotted):
+    fig = replotted["retransmissions.png"]
+    renderer = fig.canvas.get_renderer()
+    boxes = []
+    for ax in fig.axes:
+        frame = ax.get_window_extent(renderer)
+        for text in ax.texts:
+            box = text.get_window_extent(renderer)
+            # Inside its panel, clear of the title above it.
+            assert frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1, \
+                text.get_text()
+            boxes.append((text.get_text(), box))
+    assert len(boxes) >= 5 * 3  # a count per variant and counter, at least
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1:]:
+            assert not box_a.overlaps(box_b), (a, b)
+    legends = fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+    assert len(legends) == 1
+    legend = legends[0].get_window_extent(renderer)
+    for ax in fig.axes:
+        frame = ax.get_window_extent(renderer)
+        for bar in ax.patches:
+            # What is drawn of the bar: on a log scale it reaches down to 0, far below the panel.
+            shown = Bbox.intersection(bar.get_window_extent(renderer), frame)
+            assert shown is None or not legend.overlaps(shown)
+        assert not legend.overlaps(frame)

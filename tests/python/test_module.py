@@ -61,7 +61,9 @@ def tiny_run(tmp_path_factory):
 
 
 def test_module_identity():
-    assert mrcsim.__file__.startswith(MODULE_DIR)
+    # The package and its extension, both from MODULE_DIR.
+    assert os.path.realpath(mrcsim.__file__).startswith(os.path.realpath(MODULE_DIR) + os.sep)
+    assert os.path.realpath(sys.modules["_mrcsim"].__file__).startswith(os.path.realpath(MODULE_DIR) + os.sep)
     assert mrcsim.__version__.count(".") == 2
     assert issubclass(mrcsim.SpecError, ValueError)
     presets = mrcsim.presets()
@@ -138,9 +140,9 @@ def test_run_returns_the_summary_and_numpy_time_series(quickstart_run):
     assert [w["label"] for w in s["wall_clock"]] == ["mrc", "rocev2"]
     assert "mrc" in repr(r)
 
-    assert list(r.timeseries) == ["mrc", "rocev2"]
-    for label, run in zip(r.timeseries, s["runs"]):
-        ts = r.timeseries[label]
+    assert list(r.arrays) == ["mrc", "rocev2"]
+    for label, run in zip(r.arrays, s["runs"]):
+        ts = r.arrays[label]
         assert set(ts) == set(COLUMNS)
         n = len(ts["time_us"])
         for column, dtype in COLUMNS.items():
@@ -167,9 +169,9 @@ def test_run_returns_the_summary_and_numpy_time_series(quickstart_run):
 def test_same_input_same_summary_in_one_process(quickstart_run):
     again = mrcsim.run(str(QUICKSTART), overrides=[f"{k}={json.dumps(v)}" for k, v in SMALL.items()])
     assert deterministic(again.summary) == deterministic(quickstart_run.summary)
-    for label, columns in quickstart_run.timeseries.items():
+    for label, columns in quickstart_run.arrays.items():
         for name, values in columns.items():
-            assert np.array_equal(again.timeseries[label][name], values)
+            assert np.array_equal(again.arrays[label][name], values)
     # A different seed is a different run.
     other = mrcsim.run(QUICKSTART, overrides={**SMALL, "seed": 2})
     assert other.summary["runs"][0]["messages"] != quickstart_run.summary["runs"][0]["messages"]
@@ -196,7 +198,7 @@ def test_a_run_agrees_with_the_cli_and_writes_the_same_files(tiny_run, tmp_path)
         # The arrays are the CSV's columns (the CSV rounds to 6 digits).
         with open(out / label / "timeseries.csv", newline="") as f:
             rows = list(csv.DictReader(f))
-        ts = tiny_run.timeseries[label]
+        ts = tiny_run.arrays[label]
         assert len(rows) == len(ts["time_us"]) > 0
         for column in COLUMNS:
             expected = np.array([float(row[column]) for row in rows])

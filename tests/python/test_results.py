@@ -132,6 +132,9 @@ def test_the_schema_knows_every_drop_cause_and_failure_type(schema):
     (lambda s: s["runs"][0].update(transport="tcp"), "'tcp' is not one of"),
     (lambda s: s["runs"][0]["packet_latency_us"]["histogram"].append([1.0, 0]), "less than the minimum of 1"),
     (lambda s: s["runs"][0]["failures"][0].update(links=[]), "is not valid under any of the given schemas"),
+    # A mean over completed instances is null exactly when none completed.
+    (lambda s: s["runs"][0]["collectives"][0].update(busbw_gbps=None), "None is not of type 'number'"),
+    (lambda s: s["runs"][0]["collectives"][0].update(completed=0), "is not of type 'null'"),
 ])
 def test_the_schema_refuses_what_the_writer_never_writes(summaries, schema, tmp_path, change, where):
     doc = copy.deepcopy(summaries["quickstart"][1])
@@ -142,6 +145,16 @@ def test_the_schema_refuses_what_the_writer_never_writes(summaries, schema, tmp_
     path.write_text(json.dumps(doc))
     with pytest.raises(SummaryError, match=r"summary\.json does not match scenarios/summary\.schema\.json: at /"):
         load_summary(str(tmp_path))
+
+
+def test_figures_not_defined_are_null_and_match_the_schema(mrcsim, schema, tmp_path):
+    # Stopped at 1 us: nothing completed, so no completion time and no collective means.
+    doc = run_mrcsim(mrcsim, QUICKSTART, str(tmp_path), *SHRINK, "--set", 'stop={"sim_time_us": 1}', code=3)
+    assert errors(schema, doc) == []
+    for run in load_summary(str(tmp_path)).runs:
+        assert run.completion_us is None and run.collectives[0].completed == 0
+        assert (run.collectives[0].busbw_gbps, run.collectives[0].algbw_gbps, run.collectives[0].ideal_us,
+                run.collectives[0].slowdown_mean) == (None, None, None, None)
 
 
 def test_accessors_read_the_raw_figures(summaries):
