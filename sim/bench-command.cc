@@ -24,8 +24,7 @@ namespace
 const char* kBenchUsage = R"(usage: mrcsim bench topology [--preset NAME | --spec FILE.json] [--samples N] [--json]
        mrcsim bench forwarding [--hosts N | --preset NAME] [--packets K] [--payload B]
                                [--scheduler ns3::FabricScheduler] [--json]
-       mrcsim bench perm-8192 [--preset NAME] [--bytes B] [--seed S] [--scheduler S]
-                              [--partitions N] [--json]
+       mrcsim bench perm-8192 [--preset NAME] [--bytes B] [--seed S] [--partitions N] [--json]
   topology:   generates, routes (ECMP groups, distances) and validates a fabric (default
               multiplane-131k); prints the time of each phase and the peak resident memory.
   forwarding: instantiates the fabric in ns-3 (default 512 hosts, 8 x 100G planes) and forwards
@@ -34,10 +33,10 @@ const char* kBenchUsage = R"(usage: mrcsim bench topology [--preset NAME | --spe
               build time and peak RSS.
   perm-8192:  MRC on a random permutation (default preset perm-8192: 8,192 GPUs on one 800G
               plane, 2 MB per flow), run to completion; prints wall time, packet-hops/s,
-              events/s and peak RSS. Options --preset, --bytes, --seed, --scheduler, --json;
+              events/s and peak RSS. Options --preset, --bytes, --seed, --json;
               --partitions N (default 2) runs the fabric in N partitions, one thread each
-              (FabricParallelSimulatorImpl; 1 runs it as ns-3 does): results are the same for
-              the same N on any machine.
+              (FabricParallelSimulatorImpl, on FabricScheduler): results are the same for any N
+              on any machine.
 )";
 
 int

@@ -68,7 +68,15 @@ BenchPermutation(const CliArgs& args)
   // One RDMA write per flow: at most 2^31 bytes, InfiniBand's largest message.
   const uint64_t bytes = args.Unsigned("--bytes", "2097152", 1, uint64_t(1) << 31);
   const uint64_t seed = args.Unsigned("--seed", "1", 1, std::numeric_limits<uint32_t>::max());
+  // The parallel simulator's event order (independent of the partitioning) needs FabricScheduler.
   const std::string scheduler = args.Value("--scheduler", "ns3::FabricScheduler");
+  if (scheduler != "ns3::FabricScheduler")
+  {
+    SetSchedulerOption(args); // names a scheduler that does not exist as such
+    throw UsageError("--scheduler " + scheduler +
+                     ": bench perm-8192 runs on FabricParallelSimulatorImpl, whose event order needs "
+                     "ns3::FabricScheduler");
+  }
   // Two by default: the benchmark's targets are for a machine of two cores. A fixed number, not
   // the machine's, so that the same command gives the same results everywhere.
   const uint64_t partitionsWanted = args.Unsigned("--partitions", "2", 1);

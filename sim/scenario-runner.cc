@@ -12,6 +12,7 @@
 #include "sim/run-watchdog.h"
 #include "sim/transport-types.h"
 
+#include "models/engine/fabric-parallel-simulator.h"
 #include "models/rdma/rdma-nic.h"
 
 #include "ns3/config.h"
@@ -21,6 +22,7 @@
 #include <iomanip>
 #include <iostream>
 #include <set>
+#include <stdexcept>
 
 namespace mrcsim
 {
@@ -229,9 +231,15 @@ RunTransport(const ScenarioSpec& spec,
 
   // ---- build ------------------------------------------------------------------------------------
   const std::set<std::string> userSet = SetDefaults(spec, transport);
-  // The same event order as ns-3's MapScheduler (bit-identical results), without a tree node per
-  // event (models/engine/fabric-scheduler.h).
+  // The parallel simulator's event order, which does not depend on the number of partitions
+  // (models/engine/fabric-parallel-simulator.h), on its FabricScheduler.
+  GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::FabricParallelSimulatorImpl"));
   Simulator::SetScheduler(ObjectFactory("ns3::FabricScheduler"));
+  if (!FabricParallelSimulatorImpl::Get())
+  {
+    throw std::runtime_error("the simulator implementation was made before the run could choose it "
+                             "(ns3::FabricParallelSimulatorImpl)");
+  }
   FabricNetwork net(fabric);
   UintegerValue mtu;
   CreateObject<RdmaNic>()->GetAttribute("Mtu", mtu); // the NICs' payload per packet

@@ -3,6 +3,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/node-list.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -44,6 +45,7 @@ FabricParallelSimulatorImpl::GetTypeId()
 
 FabricParallelSimulatorImpl::FabricParallelSimulatorImpl()
 {
+  m_schedulerFactory.SetTypeId(FabricScheduler::GetTypeId());
   m_global.index = kGlobal;
   m_global.currentContext = Simulator::NO_CONTEXT;
   m_parts.push_back(std::make_unique<Partition>());
@@ -81,7 +83,7 @@ FabricParallelSimulatorImpl::DoDispose()
     {
       while (!p.events->IsEmpty())
       {
-        p.events->RemoveNext().impl->Unref();
+        p.events->RemoveNextOrdered().impl->Unref();
       }
       p.events = nullptr;
     }
@@ -98,6 +100,14 @@ FabricParallelSimulatorImpl::DoDispose()
     drain(*p);
   }
   drain(m_global);
+  {
+    std::lock_guard<std::mutex> lock(m_foreignMutex);
+    for (const Foreign& f : m_foreign)
+    {
+      f.impl->Unref();
+    }
+    m_foreign.clear();
+  }
   SimulatorImpl::DoDispose();
 }
 
@@ -117,8 +127,8 @@ FabricParallelSimulatorImpl::SetPartitions(uint32_t n)
     NS_ABORT_MSG_IF(!p->outbox.empty() || !p->tasks.empty() || !p->windowEnd.empty(),
                     "FabricParallelSimulatorImpl::SetPartitions: a stopped parallel run left work behind");
   }
-  // The clock and the uid sequence go on from partition 0 (a Run may have happened already);
-  // pending events wait in the new partition 0 until Run moves them (Redistribute).
+  // The clock goes on from partition 0 (a Run may have happened already); pending events wait
+  // in the new partition 0 until Run moves them (Redistribute).
   const Partition& old = *m_parts[0];
   std::vector<std::unique_ptr<Partition>> parts;
   for (uint32_t i = 0; i < n; ++i)
@@ -127,12 +137,11 @@ FabricParallelSimulatorImpl::SetPartitions(uint32_t n)
     p->index = i;
     p->parallel = n > 1;
     p->currentTs = old.currentTs;
+    p->currentOrder = old.currentOrder;
     p->currentContext = Simulator::NO_CONTEXT;
-    p->uid = &m_setupUid;
-    p->events = m_schedulerFactory.Create<Scheduler>();
+    p->events = NewHeap();
     parts.push_back(std::move(p));
   }
-  Ptr<Scheduler> global = m_schedulerFactory.Create<Scheduler>();
   Partition& first = *parts[0];
   for (Partition* p : AllPartitions())
   {
@@ -141,15 +150,9 @@ FabricParallelSimulatorImpl::SetPartitions(uint32_t n)
   }
   m_global.eventCount = 0;
   m_global.currentTs = old.currentTs;
-  m_setupUid = *old.uid;
-  m_global.uid = n == 1 ? &m_global.ownUid : &m_setupUid;
-  m_global.events = global;
+  m_global.currentOrder = old.currentOrder;
+  m_global.events = NewHeap();
   m_parts = std::move(parts);
-  if (n == 1)
-  {
-    m_parts[0]->ownUid = m_setupUid;
-    m_parts[0]->uid = &m_parts[0]->ownUid;
-  }
   t_current = n == 1 ? m_parts[0].get() : &m_global;
   m_redistribute = n > 1;
 }
@@ -173,20 +176,20 @@ FabricParallelSimulatorImpl::SetPartitionOf(uint32_t context, uint32_t partition
 void
 FabricParallelSimulatorImpl::Redistribute()
 {
-  // Uids stay (EventIds taken at set-up remain valid: set-up drew them from one counter), and
-  // each heap orders its events by (time stamp, uid) whatever the order they come in.
-  std::vector<Scheduler::Event> pending;
+  // Order keys stay (EventIds taken at set-up remain valid), and each heap orders its events by
+  // (time stamp, order) whatever the order they come in.
+  std::vector<FabricScheduler::Ordered> pending;
   for (Partition* p : AllPartitions())
   {
     while (!p->events->IsEmpty())
     {
-      pending.push_back(p->events->RemoveNext());
+      pending.push_back(p->events->RemoveNextOrdered());
     }
   }
-  for (const Scheduler::Event& ev : pending)
+  for (const FabricScheduler::Ordered& ev : pending)
   {
-    Partition& to = PartitionFor(OwnerOf(ev.key.m_context));
-    to.events->Insert(ev);
+    Partition& to = PartitionFor(OwnerOf(ev.context));
+    to.events->InsertOrdered(ev.ts, ev.order, ev.context, ev.impl);
   }
   m_redistribute = false;
 }
@@ -224,11 +227,38 @@ FabricParallelSimulatorImpl::OwnerOf(uint32_t context) const
   return GetPartitionOf(context);
 }
 
-const FabricParallelSimulatorImpl::Partition&
-FabricParallelSimulatorImpl::OwnerOfEvent(const EventId& id) const
+Ptr<FabricScheduler>
+FabricParallelSimulatorImpl::NewHeap() const
 {
-  const uint32_t owner = OwnerOf(id.GetContext());
-  return owner == kGlobal ? m_global : *m_parts[owner];
+  return m_schedulerFactory.Create<FabricScheduler>();
+}
+
+uint64_t&
+FabricParallelSimulatorImpl::GrowNodeSeq(uint32_t context)
+{
+  NS_ABORT_MSG_IF(context == kTaskContext,
+                  "FabricParallelSimulatorImpl: a barrier or window-end task scheduled an unkeyed event (it has no "
+                  "node to order it by: use ScheduleKeyed)");
+  NS_ABORT_MSG_IF(InParallelWindow(),
+                  "FabricParallelSimulatorImpl: node " << context << " runs an event in a parallel window but "
+                                                       << "was not a node when the run started");
+  NS_ABORT_MSG_IF(context >= (uint32_t(1) << kSourceBits) - 1,
+                  "FabricParallelSimulatorImpl: node " << context << ": at most " << ((1u << kSourceBits) - 2)
+                                                       << " nodes");
+  m_nodeSeq.resize(context + 1, 0);
+  return m_nodeSeq[context];
+}
+
+uint64_t
+FabricParallelSimulatorImpl::NextOrder(const Partition& p, uint32_t target)
+{
+  const uint32_t source = p.currentContext;
+  if (source == Simulator::NO_CONTEXT)
+  {
+    return (target == Simulator::NO_CONTEXT ? kGlobalClass : kFromGlobalClass) | m_globalSeq++;
+  }
+  return (target == Simulator::NO_CONTEXT ? kGlobalClass : kFromNodeClass) | uint64_t(source + 1) << kSeqBits |
+         NodeSeq(source)++;
 }
 
 void
@@ -255,13 +285,33 @@ EventId
 FabricParallelSimulatorImpl::ScheduleForNode(uint32_t context, const Time& delay, EventImpl* event)
 {
   FabricParallelSimulatorImpl* sim = s_active;
-  if (sim && t_current == &sim->m_global && sim->m_parts.size() > 1)
+  if (!sim)
   {
-    NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "FabricParallelSimulatorImpl::ScheduleForNode: negative delay");
-    Partition& owner = sim->PartitionFor(sim->OwnerOf(context));
-    return sim->Insert(owner, sim->m_global.currentTs + delay.GetTimeStep(), context, event);
+    return Simulator::Schedule(delay, Ptr<EventImpl>(event, false));
   }
-  return Simulator::Schedule(delay, Ptr<EventImpl>(event, false));
+  NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "FabricParallelSimulatorImpl::ScheduleForNode: negative delay");
+  Partition& p = *t_current;
+  const uint32_t owner = sim->OwnerOf(context);
+  NS_ABORT_MSG_IF(p.parallel && owner != p.index,
+                  "FabricParallelSimulatorImpl::ScheduleForNode: node " << context << " is in partition " << owner
+                                                                        << ", not the caller's " << p.index);
+  const uint64_t ts = p.currentTs + delay.GetTimeStep();
+  const uint64_t order = sim->NextOrder(p, context);
+  sim->PartitionFor(owner).events->InsertOrdered(ts, order, context, event);
+  return IdOf(event, ts, order);
+}
+
+void
+FabricParallelSimulatorImpl::ScheduleKeyed(uint32_t context, const Time& delay, EventImpl* event, uint64_t key)
+{
+  FabricParallelSimulatorImpl* sim = s_active;
+  if (!sim)
+  {
+    Simulator::ScheduleWithContext(context, delay, event);
+    return;
+  }
+  NS_ABORT_MSG_IF(key > kMaxKey, "FabricParallelSimulatorImpl::ScheduleKeyed: key " << key << " above " << kMaxKey);
+  sim->Route(*t_current, context, delay, kKeyedClass | key, event);
 }
 
 bool
@@ -270,31 +320,13 @@ FabricParallelSimulatorImpl::InParallelWindow()
   return t_current && t_current->parallel;
 }
 
-uint32_t
-FabricParallelSimulatorImpl::Enqueue(Partition& p, uint64_t ts, uint32_t context, EventImpl* event)
-{
-  Scheduler::Event ev;
-  ev.impl = event;
-  ev.key.m_ts = ts;
-  ev.key.m_context = context;
-  ev.key.m_uid = (*p.uid)++;
-  p.events->Insert(ev);
-  return ev.key.m_uid;
-}
-
-EventId
-FabricParallelSimulatorImpl::Insert(Partition& p, uint64_t ts, uint32_t context, EventImpl* event)
-{
-  const uint32_t uid = Enqueue(p, ts, context, event);
-  return EventId(event, ts, context, uid);
-}
-
 void
-FabricParallelSimulatorImpl::MoveEvents(Ptr<Scheduler>& from, Scheduler& into)
+FabricParallelSimulatorImpl::MoveEvents(Ptr<FabricScheduler>& from, FabricScheduler& into)
 {
   while (from && !from->IsEmpty())
   {
-    into.Insert(from->RemoveNext());
+    const FabricScheduler::Ordered ev = from->RemoveNextOrdered();
+    into.InsertOrdered(ev.ts, ev.order, ev.context, ev.impl);
   }
 }
 
@@ -303,21 +335,23 @@ FabricParallelSimulatorImpl::Schedule(const Time& delay, EventImpl* event)
 {
   NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "FabricParallelSimulatorImpl::Schedule: negative delay " << delay);
   Partition& p = *t_current;
-  return Insert(p, p.currentTs + delay.GetTimeStep(), p.currentContext, event);
+  const uint64_t ts = p.currentTs + delay.GetTimeStep();
+  const uint64_t order = NextOrder(p, p.currentContext);
+  p.events->InsertOrdered(ts, order, p.currentContext, event);
+  return IdOf(event, ts, order);
 }
 
 void
-FabricParallelSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event)
+FabricParallelSimulatorImpl::Route(Partition& p, uint32_t context, const Time& delay, uint64_t order, EventImpl* event)
 {
   NS_ABORT_MSG_IF(delay.IsStrictlyNegative(),
                   "FabricParallelSimulatorImpl::ScheduleWithContext: negative delay " << delay);
-  Partition& p = *t_current;
   const uint64_t ts = p.currentTs + delay.GetTimeStep();
   const uint32_t owner = OwnerOf(context);
   if (owner == p.index || !p.parallel)
   {
     // Our own partition, or one thread running (set-up, a global event, a barrier).
-    Enqueue(PartitionFor(owner), ts, context, event);
+    PartitionFor(owner).events->InsertOrdered(ts, order, context, event);
     return;
   }
   NS_ABORT_MSG_IF(delay < m_lookahead,
@@ -325,31 +359,43 @@ FabricParallelSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& d
                     << p.index << " for node " << context << " (partition "
                     << (owner == kGlobal ? std::string("global") : std::to_string(owner)) << ") is " << delay
                     << " ahead, less than the lookahead " << m_lookahead);
-  p.outbox.push_back(Partition::Remote{ owner, context, ts, event });
+  p.outbox.push_back(Partition::Remote{ owner, context, ts, order, event });
+}
+
+void
+FabricParallelSimulatorImpl::ScheduleWithContext(uint32_t context, const Time& delay, EventImpl* event)
+{
+  if (!t_current)
+  {
+    // Another thread than the simulator's (see the file comment).
+    std::lock_guard<std::mutex> lock(m_foreignMutex);
+    m_foreign.push_back(Foreign{ context, delay, event });
+    m_foreignPending.store(true, std::memory_order_release);
+    return;
+  }
+  Partition& p = *t_current;
+  Route(p, context, delay, NextOrder(p, context), event);
 }
 
 EventId
 FabricParallelSimulatorImpl::ScheduleNow(EventImpl* event)
 {
-  Partition& p = *t_current;
-  return Insert(p, p.currentTs, p.currentContext, event);
+  return Schedule(Time(0), event);
 }
 
 EventId
 FabricParallelSimulatorImpl::ScheduleDestroy(EventImpl* event)
 {
   NS_ABORT_MSG_IF(InParallelWindow(), "FabricParallelSimulatorImpl::ScheduleDestroy: not from a partition's thread");
-  Partition& p = *t_current;
-  EventId id(Ptr<EventImpl>(event, false), p.currentTs, Simulator::NO_CONTEXT, EventId::UID::DESTROY);
+  EventId id(Ptr<EventImpl>(event, false), t_current->currentTs, Simulator::NO_CONTEXT, EventId::UID::DESTROY);
   m_destroyEvents.push_back(id);
-  ++*p.uid;
   return id;
 }
 
 void
 FabricParallelSimulatorImpl::Remove(const EventId& id)
 {
-  if (id.GetUid() == EventId::UID::DESTROY)
+  if (IsDestroyId(id))
   {
     auto it = std::find(m_destroyEvents.begin(), m_destroyEvents.end(), id);
     if (it != m_destroyEvents.end())
@@ -362,15 +408,16 @@ FabricParallelSimulatorImpl::Remove(const EventId& id)
   {
     return;
   }
-  Partition& p = PartitionFor(OwnerOf(id.GetContext()));
-  Scheduler::Event event;
-  event.impl = id.PeekEventImpl();
-  event.key.m_ts = id.GetTs();
-  event.key.m_context = id.GetContext();
-  event.key.m_uid = id.GetUid();
-  p.events->Remove(event);
-  event.impl->Cancel();
-  event.impl->Unref(); // the scheduler's reference
+  // The calling partition's event; between windows (one thread), whichever heap holds it.
+  EventImpl* impl = id.PeekEventImpl();
+  bool found = t_current->events->RemoveImpl(id.GetTs(), impl);
+  for (auto it = m_parts.begin(); !found && !InParallelWindow() && it != m_parts.end(); ++it)
+  {
+    found = (*it)->events->RemoveImpl(id.GetTs(), impl);
+  }
+  NS_ABORT_MSG_IF(!found, "FabricParallelSimulatorImpl::Remove: the event is not pending in the caller's partition");
+  impl->Cancel();
+  impl->Unref(); // the scheduler's reference
 }
 
 void
@@ -385,7 +432,7 @@ FabricParallelSimulatorImpl::Cancel(const EventId& id)
 bool
 FabricParallelSimulatorImpl::IsExpired(const EventId& id) const
 {
-  if (id.GetUid() == EventId::UID::DESTROY)
+  if (IsDestroyId(id))
   {
     if (id.PeekEventImpl() == nullptr || id.PeekEventImpl()->IsCancelled())
     {
@@ -393,9 +440,10 @@ FabricParallelSimulatorImpl::IsExpired(const EventId& id) const
     }
     return std::find(m_destroyEvents.begin(), m_destroyEvents.end(), id) == m_destroyEvents.end();
   }
-  const Partition& p = OwnerOfEvent(id);
+  // Events run in (time stamp, order) order: an event no later than the caller's is past.
+  const Partition& p = *t_current;
   return id.PeekEventImpl() == nullptr || id.GetTs() < p.currentTs ||
-         (id.GetTs() == p.currentTs && id.GetUid() <= p.currentUid) || id.PeekEventImpl()->IsCancelled();
+         (id.GetTs() == p.currentTs && OrderOf(id) <= p.currentOrder) || id.PeekEventImpl()->IsCancelled();
 }
 
 Time
@@ -423,10 +471,16 @@ FabricParallelSimulatorImpl::GetMaximumSimulationTime() const
 void
 FabricParallelSimulatorImpl::SetScheduler(ObjectFactory schedulerFactory)
 {
-  m_schedulerFactory = schedulerFactory;
+  // Always a FabricScheduler (see the file comment): its order key is what makes runs
+  // independent of the partitioning. ns-3 passes the SchedulerType global value's factory
+  // (MapScheduler, unless set) when it makes the simulator.
+  if (schedulerFactory.GetTypeId() == FabricScheduler::GetTypeId())
+  {
+    m_schedulerFactory = schedulerFactory;
+  }
   auto replace = [&](Partition& p)
   {
-    Ptr<Scheduler> events = schedulerFactory.Create<Scheduler>();
+    Ptr<FabricScheduler> events = NewHeap();
     MoveEvents(p.events, *events);
     p.events = events;
   };
@@ -498,11 +552,11 @@ FabricParallelSimulatorImpl::Destroy()
 void
 FabricParallelSimulatorImpl::ProcessOneEvent(Partition& p)
 {
-  Scheduler::Event next = p.events->RemoveNext();
+  const FabricScheduler::Ordered next = p.events->RemoveNextOrdered();
   ++p.eventCount;
-  p.currentTs = next.key.m_ts;
-  p.currentContext = next.key.m_context;
-  p.currentUid = next.key.m_uid;
+  p.currentTs = next.ts;
+  p.currentOrder = next.order;
+  p.currentContext = next.context;
   next.impl->Invoke();
   next.impl->Unref();
 }
@@ -510,7 +564,7 @@ FabricParallelSimulatorImpl::ProcessOneEvent(Partition& p)
 void
 FabricParallelSimulatorImpl::RunUntil(Partition& p, uint64_t end)
 {
-  while (!p.events->IsEmpty() && p.events->PeekNext().key.m_ts < end)
+  while (!p.events->IsEmpty() && p.events->PeekNextTs() < end)
   {
     ProcessOneEvent(p);
   }
@@ -518,7 +572,8 @@ FabricParallelSimulatorImpl::RunUntil(Partition& p, uint64_t end)
   {
     // The clock moves to the window's end (no event of this partition is earlier than that now).
     p.currentTs = end;
-    p.currentUid = 0;
+    p.currentOrder = 0;
+    p.currentContext = kTaskContext;
     std::vector<Partition::Task> tasks;
     tasks.swap(p.windowEnd);
     for (std::size_t i = 0; i < tasks.size(); ++i)
@@ -541,13 +596,27 @@ void
 FabricParallelSimulatorImpl::Run()
 {
   m_stop.store(false, std::memory_order_relaxed);
+  // Every node's sequence counter exists before partitions' threads use them.
+  const std::size_t nodes = std::max<std::size_t>(NodeList::GetNNodes(), m_partitionOf.size());
+  if (nodes > m_nodeSeq.size())
+  {
+    GrowNodeSeq(static_cast<uint32_t>(nodes - 1));
+  }
   if (m_parts.size() == 1)
   {
     // As DefaultSimulatorImpl::Run.
     Partition& p = *m_parts[0];
     t_current = &p;
-    while (!p.events->IsEmpty() && !m_stop.load(std::memory_order_relaxed))
+    while (!m_stop.load(std::memory_order_relaxed))
     {
+      if (m_foreignPending.load(std::memory_order_relaxed))
+      {
+        TakeForeign();
+      }
+      if (p.events->IsEmpty())
+      {
+        break;
+      }
       ProcessOneEvent(p);
     }
     return;
@@ -564,7 +633,7 @@ FabricParallelSimulatorImpl::Synchronise(uint64_t now)
   {
     for (const Partition::Remote& r : p->outbox)
     {
-      Enqueue(PartitionFor(r.partition), r.ts, r.context, r.impl);
+      PartitionFor(r.partition).events->InsertOrdered(r.ts, r.order, r.context, r.impl);
     }
     p->outbox.clear();
   }
@@ -572,6 +641,7 @@ FabricParallelSimulatorImpl::Synchronise(uint64_t now)
   {
     h.onBarrier();
   }
+  m_global.currentContext = kTaskContext;
   for (auto& p : m_parts)
   {
     // A task may defer no further (one thread now: DeferToBarrier runs it at once).
@@ -582,6 +652,7 @@ FabricParallelSimulatorImpl::Synchronise(uint64_t now)
       t.fn(t.object, t.argument);
     }
   }
+  m_global.currentContext = Simulator::NO_CONTEXT;
 }
 
 void
@@ -594,15 +665,6 @@ FabricParallelSimulatorImpl::RunParallel()
   {
     Redistribute();
   }
-  // From here on each partition numbers its own events (uids need only be unique within one).
-  for (Partition* p : AllPartitions())
-  {
-    if (p->uid != &p->ownUid)
-    {
-      p->ownUid = m_setupUid;
-      p->uid = &p->ownUid;
-    }
-  }
   m_quit = false;
   m_running = 0;
   for (uint32_t i = 1; i < m_parts.size(); ++i)
@@ -614,6 +676,10 @@ FabricParallelSimulatorImpl::RunParallel()
   while (true)
   {
     Synchronise(m_global.currentTs);
+    if (m_foreignPending.load(std::memory_order_relaxed))
+    {
+      TakeForeign();
+    }
     if (m_stop.load(std::memory_order_relaxed))
     {
       break;
@@ -623,14 +689,14 @@ FabricParallelSimulatorImpl::RunParallel()
     {
       if (!p->events->IsEmpty())
       {
-        next = std::min(next, p->events->PeekNext().key.m_ts);
+        next = std::min(next, p->events->PeekNextTs());
       }
       if (!p->windowEnd.empty())
       {
         next = std::min(next, m_global.currentTs); // work left for the end of a window from now
       }
     }
-    const uint64_t global = m_global.events->IsEmpty() ? kNone : m_global.events->PeekNext().key.m_ts;
+    const uint64_t global = m_global.events->IsEmpty() ? kNone : m_global.events->PeekNextTs();
     if (next == kNone && global == kNone)
     {
       break;
@@ -671,6 +737,26 @@ FabricParallelSimulatorImpl::RunParallel()
     last = std::max(last, p->currentTs);
   }
   m_global.currentTs = last;
+}
+
+void
+FabricParallelSimulatorImpl::TakeForeign()
+{
+  std::vector<Foreign> events;
+  {
+    std::lock_guard<std::mutex> lock(m_foreignMutex);
+    events.swap(m_foreign);
+    m_foreignPending.store(false, std::memory_order_relaxed);
+  }
+  // Numbered as a global event's (a node's counter stays as the node's own events left it).
+  const Partition& now = *t_current;
+  for (const Foreign& f : events)
+  {
+    const uint64_t order =
+      (f.context == Simulator::NO_CONTEXT ? kGlobalClass : kFromGlobalClass) | m_globalSeq++;
+    PartitionFor(OwnerOf(f.context))
+      .events->InsertOrdered(now.currentTs + f.delay.GetTimeStep(), order, f.context, f.impl);
+  }
 }
 
 void

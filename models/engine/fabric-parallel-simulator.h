@@ -5,12 +5,22 @@
 // window, on one thread, events and link traffic for other partitions are handed over, in partition
 // order, so a run is bit-identical from one run to the next and on any machine.
 //
-// With one partition (the default) it behaves exactly as ns-3's DefaultSimulatorImpl: same event
-// order (time stamp, then uid), same uids, same event count. With more, each partition orders its
-// own events by (time stamp, uid) with uids of its own, so runs with different partition counts
-// deliver the same traffic but may order simultaneous events differently (and so, for example,
-// coalesce SACKs differently). A lossy link between partitions draws its losses at window ends,
-// in hand-over order: the same rate, not the same packets as with one partition.
+// Event order: by time stamp, then by an order key that does not depend on the partitioning, so
+// that runs with 1, 2 or 8 partitions run every node's events in the same order and give the
+// same results, bit for bit. The key of an event is fixed when it is scheduled, from what
+// schedules it: events of no node (global ones) first, then events that global events or set-up
+// scheduled for nodes, then events nodes scheduled (by scheduling node, then in the order that
+// node scheduled them: each node numbers the events it schedules), then keyed events
+// (ScheduleKeyed: by a key the model chooses). A model keys an event whose scheduling point
+// depends on the partitioning: a link's arrivals (armed by the sender, the receiver, or at a
+// window's end) and a port's wake (which a partition's window end may replace), so that where
+// they were armed from does not matter. Nodes of one partition touch each other's state only in
+// ways whose outcome does not depend on the order of their simultaneous events (a frame's
+// arrival starts the sender's next frames, which start at their own times whoever starts them).
+// One partition runs events as a parallel run's partitions do, not as ns-3's
+// DefaultSimulatorImpl (which orders simultaneous events by when they were scheduled).
+// It always uses FabricScheduler (the SchedulerType global value does not apply; a
+// FabricScheduler factory passed to SetScheduler keeps its attributes).
 //
 // Which partition runs an event: the partition of its context (a node id, mapped by
 // SetPartitionOf; unmapped nodes are in partition 0). Simulator::Schedule keeps the running event's
@@ -26,19 +36,27 @@
 // another partition is scheduled with ScheduleWithContext and at least one lookahead ahead (else
 // the run aborts, naming both); a model touches another node's state only through such events or
 // through a link (FabricChannel hands frames over at window ends); Cancel, Remove, IsExpired and
-// GetDelayLeft only for events of the calling partition; no ns-3 Packet is made inside a window
+// GetDelayLeft only for events of the calling partition; a barrier or window-end task schedules
+// only keyed events (else the run aborts); no ns-3 Packet is made inside a window
 // (ns-3's packet free lists and uid counter are unlocked: a packet trace source or pcap aborts
 // the run); trace sinks of other kinds run on the partitions' threads. Simulator::Stop from
 // inside a partition takes effect at the end of the window (deterministically); a Stop event
 // scheduled before Run is global and exact.
 //
-// Leaves out: partitioning across processes (MPI), dynamic load balancing, scheduling from
-// threads other than the simulator's.
+// Other threads (a watchdog's, say) may call ScheduleWithContext, as with ns-3's
+// DefaultSimulatorImpl: the event joins the run between two events (between two windows when
+// partitions > 1), `delay` after the simulated time then, as a global event's would.
+//
+// Leaves out: partitioning across processes (MPI), dynamic load balancing, other calls from
+// threads other than the simulator's, more than 2^24 - 2 nodes, more than 2^38 events scheduled
+// by one node.
 // Select it with GlobalValue "SimulatorImplementationType" = "ns3::FabricParallelSimulatorImpl",
 // then SetPartitions, SetPartitionOf and SetLookahead before scheduling (FabricNetwork::Partition
 // does all three for a fabric).
 #ifndef MRCSIM_MODELS_FABRIC_PARALLEL_SIMULATOR_H
 #define MRCSIM_MODELS_FABRIC_PARALLEL_SIMULATOR_H
+
+#include "models/engine/fabric-scheduler.h"
 
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
@@ -121,6 +139,19 @@ public:
   /// Simulator::Schedule.
   static EventId ScheduleForNode(uint32_t context, const Time& delay, EventImpl* event);
 
+  /// \brief Keys at most this: see ScheduleKeyed.
+  static constexpr uint64_t kMaxKey = (uint64_t(1) << 62) - 1;
+  /// \brief As Simulator::ScheduleWithContext, ordered among the events of its time stamp by
+  /// `key` (after all unkeyed events; see the file comment) instead of by where it was scheduled
+  /// from. Keys must be unique among the pending events of one time stamp: a model derives them
+  /// from the object that schedules (an id of its own) and keeps at most one such event pending
+  /// per key. With any other simulator it is Simulator::ScheduleWithContext.
+  static void ScheduleKeyed(uint32_t context, const Time& delay, EventImpl* event, uint64_t key);
+  /// \brief Key `id` (below 2^60) of key space `space` (0 to 3): each kind of keyed event has a
+  /// space of its own, so that keys of different kinds never meet. In use: 0, a link direction's
+  /// arrivals (FabricChannel); 1, a port's wake (FabricPort).
+  static constexpr uint64_t KeyIn(uint64_t space, uint64_t id) { return space << 60 | id; }
+
   // SimulatorImpl
   void Destroy() override;
   bool IsFinished() const override;
@@ -151,15 +182,10 @@ private:
   {
     uint32_t index = 0;
     bool parallel = false; ///< one of several partitions, each on a thread of its own
-    Ptr<Scheduler> events;
+    Ptr<FabricScheduler> events;
     uint64_t currentTs = 0;
-    uint32_t currentUid = 0;
+    uint64_t currentOrder = 0; ///< of the event running or run last (IsExpired)
     uint32_t currentContext = 0;
-    /// The counter this partition's uids come from: its own (ownUid) while running, one shared by
-    /// all partitions before the first parallel Run, so that events scheduled at set-up keep
-    /// unique uids (and their EventIds stay valid) when Run moves them to their partitions.
-    uint32_t ownUid = 4; ///< next uid (0-3 are EventId's reserved values), as in DefaultSimulatorImpl
-    uint32_t* uid = &ownUid;
     uint64_t eventCount = 0;
     double waitSeconds = 0; ///< wall time spent waiting at window ends
     /// Events for other partitions, handed over at the end of the window.
@@ -168,6 +194,7 @@ private:
       uint32_t partition; ///< m_parts index, or kGlobal
       uint32_t context;
       uint64_t ts;
+      uint64_t order;
       EventImpl* impl;
     };
     std::vector<Remote> outbox;
@@ -181,6 +208,36 @@ private:
     std::vector<Task> windowEnd; ///< for the end of the window, on this partition's thread
   };
   static constexpr uint32_t kGlobal = ~0u;
+  /// The context a barrier or window-end task runs with: it has no node to number its events.
+  static constexpr uint32_t kTaskContext = ~1u;
+  /// Order key layout (see the file comment): class in the top 2 bits; for unkeyed events the
+  /// scheduling node + 1 (0: none) in the next kSourceBits, its sequence number in the low kSeqBits.
+  static constexpr unsigned kSeqBits = 38;
+  static constexpr unsigned kSourceBits = 24;
+  static constexpr uint64_t kGlobalClass = uint64_t(0) << 62;   ///< events of no node
+  static constexpr uint64_t kFromGlobalClass = uint64_t(1) << 62; ///< scheduled by set-up or a global event
+  static constexpr uint64_t kFromNodeClass = uint64_t(2) << 62; ///< scheduled by a node's event
+  static constexpr uint64_t kKeyedClass = uint64_t(3) << 62;    ///< ScheduleKeyed
+  /// \brief The order key of an event for `target` scheduled now by p's running event.
+  uint64_t NextOrder(const Partition& p, uint32_t target);
+  /// \brief The sequence counter of node `context` (growing the table outside parallel windows).
+  uint64_t& NodeSeq(uint32_t context)
+  {
+    return context < m_nodeSeq.size() ? m_nodeSeq[context] : GrowNodeSeq(context);
+  }
+  uint64_t& GrowNodeSeq(uint32_t context);
+  /// \brief Routes an event with its order to the partition owning `context` (through p's
+  /// outbox inside a parallel window, checking the lookahead).
+  void Route(Partition& p, uint32_t context, const Time& delay, uint64_t order, EventImpl* event);
+  static EventId IdOf(EventImpl* event, uint64_t ts, uint64_t order)
+  {
+    return EventId(event, ts, static_cast<uint32_t>(order >> 32), static_cast<uint32_t>(order));
+  }
+  static uint64_t OrderOf(const EventId& id) { return uint64_t(id.GetContext()) << 32 | id.GetUid(); }
+  static bool IsDestroyId(const EventId& id)
+  {
+    return id.GetUid() == EventId::UID::DESTROY && id.GetContext() == 0xffffffffu;
+  }
   /// The partition the calling thread runs (the global one on the main thread between windows,
   /// when partitions > 1). Initial-exec: Now() reads it with one %fs-relative load.
   __attribute__((tls_model("initial-exec"))) static inline thread_local Partition* t_current = nullptr;
@@ -193,13 +250,10 @@ private:
   /// \brief The partition that owns events of `context` (the global one for NO_CONTEXT when
   /// partitions > 1).
   uint32_t OwnerOf(uint32_t context) const;
-  const Partition& OwnerOfEvent(const EventId& id) const;
-  /// \brief Puts `event` in p's heap with the next uid of p's counter; returns the uid.
-  uint32_t Enqueue(Partition& p, uint64_t ts, uint32_t context, EventImpl* event);
-  /// \brief Enqueue, and the EventId of the event.
-  EventId Insert(Partition& p, uint64_t ts, uint32_t context, EventImpl* event);
+  /// \brief A new event heap (m_schedulerFactory's FabricScheduler).
+  Ptr<FabricScheduler> NewHeap() const;
   /// \brief Moves every event of `from` (if any) to `into`, keeping its key.
-  static void MoveEvents(Ptr<Scheduler>& from, Scheduler& into);
+  static void MoveEvents(Ptr<FabricScheduler>& from, FabricScheduler& into);
   void ProcessOneEvent(Partition& p);
   /// \brief Runs partition p's events earlier than `end` (stopping early on Stop when alone).
   void RunUntil(Partition& p, uint64_t end);
@@ -210,6 +264,8 @@ private:
   /// count or the mapping changed), keeping their order.
   void Redistribute();
   void WorkerLoop(uint32_t index, uint64_t generation);
+  /// \brief Moves the events other threads scheduled into the run (one thread running).
+  void TakeForeign();
   void StopWorkers();
 
   std::vector<std::unique_ptr<Partition>> m_parts;
@@ -221,7 +277,18 @@ private:
   std::atomic<bool> m_stop{ false };
   uint64_t m_windows = 0;
   bool m_redistribute = false; ///< pending events may sit in the wrong partition
-  uint32_t m_setupUid = 4;     ///< the shared uid counter of set-up (see Partition::uid)
+  uint64_t m_globalSeq = 0;    ///< sequence of events scheduled by set-up and global events
+  std::vector<uint64_t> m_nodeSeq; ///< sequence of events each node scheduled, by context
+  /// Events scheduled by threads other than the simulator's, waiting for TakeForeign.
+  struct Foreign
+  {
+    uint32_t context;
+    Time delay;
+    EventImpl* impl;
+  };
+  std::mutex m_foreignMutex;
+  std::vector<Foreign> m_foreign;
+  std::atomic<bool> m_foreignPending{ false };
 
   // Workers: partition i > 0 runs on m_workers[i - 1]. Each window the main thread publishes
   // its end (m_windowEnd), bumps m_generation and waits until m_running is back to zero.

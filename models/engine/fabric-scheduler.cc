@@ -25,15 +25,15 @@ __extension__ typedef unsigned __int128 Key;
 /// The heap's allocation starts on a cache line.
 constexpr std::size_t kLine = 64;
 /// Entries before the root in the allocation (see m_heap).
-constexpr std::size_t kRootOffset = 3;
+constexpr std::size_t kRootOffset = 1;
 
-/// \brief The order of an entry: time stamp, then uid (then context, which never decides).
+/// \brief The order of an entry: time stamp, then order.
 template<typename E>
 inline Key
 KeyOf(const E& e)
 {
-  static_assert(offsetof(E, context) == 0 && offsetof(E, uid) == 4 && offsetof(E, ts) == 8,
-                "FabricScheduler::Entry: the key is the first 16 bytes");
+  static_assert(offsetof(E, order) == 0 && offsetof(E, ts) == 8 && sizeof(E) == 32,
+                "FabricScheduler::Entry: the key is the first 16 bytes, four entries two lines");
   Key k;
   std::memcpy(&k, &e, sizeof(k));
   return k;
@@ -48,7 +48,7 @@ ToEvent(const E& e)
   Scheduler::Event ev;
   ev.impl = reinterpret_cast<EventImpl*>(e.impl & ~kPrefetching);
   ev.key.m_ts = e.ts;
-  ev.key.m_uid = e.uid;
+  ev.key.m_uid = static_cast<uint32_t>(e.order >> 32);
   ev.key.m_context = e.context;
   return ev;
 }
@@ -111,12 +111,12 @@ FabricScheduler::EarliestChild(std::size_t i) const
   const std::size_t c = 4 * i + 1;
   if (c + 3 < m_size)
   {
-    // The level below: the 16 grandchildren (six or seven cache lines) are fetched while this
-    // level is compared, so that a deep heap's cache misses overlap instead of queueing.
+    // The level below: the 16 grandchildren (eight cache lines) are fetched while this level is
+    // compared, so that a deep heap's cache misses overlap instead of queueing.
     if (4 * c + 16 < m_size)
     {
       const char* g = reinterpret_cast<const char*>(h + 4 * c + 1);
-      for (std::size_t b = 0; b < 16 * sizeof(Entry) + kLine; b += kLine)
+      for (std::size_t b = 0; b < 16 * sizeof(Entry); b += kLine)
       {
         __builtin_prefetch(g + b);
       }
@@ -168,21 +168,33 @@ FabricScheduler::SiftDown(std::size_t i, const Entry& e)
   m_heap[i] = e;
 }
 
-void
-FabricScheduler::Insert(const Scheduler::Event& ev)
+inline void
+FabricScheduler::Push(uint64_t ts, uint64_t order, uint32_t context, EventImpl* event)
 {
   if (m_size == m_capacity)
   {
     Grow();
   }
   static_assert(alignof(EventImpl) > 1, "the low bit of an EventImpl pointer is free");
-  uintptr_t impl = reinterpret_cast<uintptr_t>(ev.impl);
-  if (ev.impl == s_expected && m_prefetchLists)
+  uintptr_t impl = reinterpret_cast<uintptr_t>(event);
+  if (event == s_expected && m_prefetchLists)
   {
     impl |= kPrefetching;
     s_expected = nullptr;
   }
-  SiftUp(m_size++, Entry{ ev.key.m_context, ev.key.m_uid, ev.key.m_ts, impl });
+  SiftUp(m_size++, Entry{ order, ts, impl, context, 0 });
+}
+
+void
+FabricScheduler::Insert(const Scheduler::Event& ev)
+{
+  Push(ev.key.m_ts, uint64_t(ev.key.m_uid) << 32 | ev.key.m_context, ev.key.m_context, ev.impl);
+}
+
+void
+FabricScheduler::InsertOrdered(uint64_t ts, uint64_t order, uint32_t context, EventImpl* impl)
+{
+  Push(ts, order, context, impl);
 }
 
 bool
@@ -201,8 +213,21 @@ FabricScheduler::PeekNext() const
 Scheduler::Event
 FabricScheduler::RemoveNext()
 {
+  return ToEvent(Pop());
+}
+
+FabricScheduler::Ordered
+FabricScheduler::RemoveNextOrdered()
+{
+  const Entry e = Pop();
+  return Ordered{ e.ts, e.order, e.context, reinterpret_cast<EventImpl*>(e.impl & ~kPrefetching) };
+}
+
+inline FabricScheduler::Entry
+FabricScheduler::Pop()
+{
   NS_ASSERT(m_size > 0);
-  const Scheduler::Event ev = ToEvent(m_heap[0]);
+  const Entry root = m_heap[0];
   --m_size;
   if (m_size > 0)
   {
@@ -219,7 +244,7 @@ FabricScheduler::RemoveNext()
     SiftUp(hole, last);
     PrefetchAhead();
   }
-  return ev;
+  return root;
 }
 
 void
@@ -258,18 +283,29 @@ FabricScheduler::PrefetchAhead() const
 void
 FabricScheduler::Remove(const Scheduler::Event& ev)
 {
-  // Rare (Simulator::Remove only): a linear search for the uid, as in HeapScheduler.
+  NS_ABORT_MSG_IF(!RemoveImpl(ev.key.m_ts, ev.impl),
+                  "FabricScheduler::Remove: event " << ev.key.m_uid << " is not pending");
+}
+
+bool
+FabricScheduler::RemoveImpl(uint64_t ts, const EventImpl* impl)
+{
+  // Rare (Simulator::Remove only): a linear search, as in HeapScheduler. A pending event is
+  // pending once (an EventImpl is scheduled again only after it ran).
   std::size_t i = 0;
-  while (i < m_size && m_heap[i].uid != ev.key.m_uid)
+  while (i < m_size &&
+         (m_heap[i].ts != ts || (m_heap[i].impl & ~kPrefetching) != reinterpret_cast<uintptr_t>(impl)))
   {
     ++i;
   }
-  NS_ABORT_MSG_IF(i == m_size, "FabricScheduler::Remove: event " << ev.key.m_uid << " is not pending");
-  NS_ASSERT(m_heap[i].ts == ev.key.m_ts && (m_heap[i].impl & ~kPrefetching) == reinterpret_cast<uintptr_t>(ev.impl));
+  if (i == m_size)
+  {
+    return false;
+  }
   --m_size;
   if (i == m_size)
   {
-    return;
+    return true;
   }
   // The last event takes the removed one's place and moves whichever way restores the order.
   const Entry last = m_heap[m_size];
@@ -281,6 +317,7 @@ FabricScheduler::Remove(const Scheduler::Event& ev)
   {
     SiftDown(i, last);
   }
+  return true;
 }
 
 } // namespace ns3

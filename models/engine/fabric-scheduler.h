@@ -5,8 +5,10 @@
 // compares as one 128-bit integer, and the memory latency of a heap larger than the caches is
 // hidden by prefetching: the next level of the heap on the way down, and the EventImpl of the next
 // event, which the simulator invokes right after the current one.
-// Events leave in exactly the (time stamp, uid) order of ns-3's other schedulers, so a run is
-// bit-identical to one with MapScheduler.
+// Through ns-3's Scheduler interface, events leave in exactly the (time stamp, uid) order of
+// ns-3's other schedulers, so a run is bit-identical to one with MapScheduler. Its own interface
+// (InsertOrdered, RemoveNextOrdered) orders by (time stamp, a 64-bit order key the caller
+// chooses): FabricParallelSimulatorImpl's partition-independent event order.
 // An event can also name the memory it will touch when it runs (a PrefetchingEvent, scheduled
 // right after FabricScheduler::ExpectPrefetching): that memory is prefetched one event ahead, when
 // the event reaches the root, and the list itself two events ahead, when it is a child of the
@@ -85,7 +87,7 @@ public:
 static_assert(sizeof(PrefetchingEvent) == 128, "a PrefetchingEvent is two cache lines");
 
 /// \brief 4-ary heap event scheduler: Insert and RemoveNext in O(log n), Remove in O(n) (a
-/// search) plus O(log n), PeekNext and IsEmpty in O(1); 24 bytes per pending event.
+/// search) plus O(log n), PeekNext and IsEmpty in O(1); 32 bytes per pending event.
 ///
 /// Heap node i (the root is 0) has children 4i+1..4i+4. RemoveNext moves the hole left at the
 /// root down to the bottom along the earliest children and then lifts the last event into it
@@ -110,22 +112,46 @@ public:
   /// \brief Number of pending events.
   std::size_t Size() const { return m_size; }
 
+  /// \brief A pending event in the scheduler's own order: time stamp, then `order`.
+  struct Ordered
+  {
+    uint64_t ts;
+    uint64_t order; ///< unique among pending events of one time stamp
+    uint32_t context;
+    EventImpl* impl;
+  };
+  /// \brief Inserts an event ordered by (ts, order) (with Insert's events, whose order is
+  /// uid * 2^32 + context).
+  void InsertOrdered(uint64_t ts, uint64_t order, uint32_t context, EventImpl* impl);
+  /// \brief Removes the earliest event (the scheduler must not be empty).
+  Ordered RemoveNextOrdered();
+  /// \brief The earliest event's time stamp (the scheduler must not be empty).
+  uint64_t PeekNextTs() const { return m_heap[0].ts; }
+  /// \brief Removes the pending event `impl` at `ts` (a linear search); false if there is none.
+  bool RemoveImpl(uint64_t ts, const EventImpl* impl);
+
   /// \brief The next event inserted, if it is `event`, is a PrefetchingEvent (called right before
   /// scheduling it; with any other scheduler this does nothing).
   static void ExpectPrefetching(const PrefetchingEvent* event) { s_expected = event; }
 
 private:
   /// \brief A pending event as the heap stores it. Its first 16 bytes, read as a little-endian
-  /// 128-bit integer, are ts * 2^64 + uid * 2^32 + context: as uids are unique, integer order is
-  /// Scheduler::EventKey order (time stamp, then uid), and the context never decides. The lowest
-  /// bit of `impl` (an EventImpl is aligned) marks a PrefetchingEvent.
+  /// 128-bit integer, are ts * 2^64 + order. Through the Scheduler interface the order is
+  /// uid * 2^32 + context: as uids are unique, integer order is then Scheduler::EventKey order
+  /// (time stamp, then uid), and the context never decides. The lowest bit of `impl` (an
+  /// EventImpl is aligned) marks a PrefetchingEvent. 32 bytes: four siblings are two cache lines.
   struct Entry
   {
-    uint32_t context;
-    uint32_t uid;
+    uint64_t order;
     uint64_t ts;
     uintptr_t impl;
+    uint32_t context;
+    uint32_t unused;
   };
+  /// \brief Puts `e` in the heap (growing it), tagging it if it is the expected PrefetchingEvent.
+  void Push(uint64_t ts, uint64_t order, uint32_t context, EventImpl* impl);
+  /// \brief Takes the root out and restores the heap.
+  Entry Pop();
 
   /// \brief Prefetches for the events at and near the root (see the file comment).
   void PrefetchAhead() const;
@@ -142,8 +168,8 @@ private:
   /// \brief Puts `e` at node `i` or below it, moving earlier descendants up.
   void SiftDown(std::size_t i, const Entry& e);
 
-  /// The heap, m_heap[0] the root. It sits 3 entries past a cache-line boundary, so that every
-  /// group of four siblings (96 bytes) spans exactly two cache lines.
+  /// The heap, m_heap[0] the root. It sits one entry past a cache-line boundary, so that every
+  /// group of four siblings (128 bytes) is exactly two cache lines.
   Entry* m_heap = nullptr;
   Entry* m_buffer = nullptr; ///< the allocation m_heap points into
   std::size_t m_size = 0;

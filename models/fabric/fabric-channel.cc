@@ -193,9 +193,12 @@ FabricChannel::GetGray()
   if (!m_gray)
   {
     m_gray = std::make_unique<Gray>();
-    // Seeded from the run's seed and this channel's id: runs with the same seed lose the same
-    // frames, and no RNG object is kept per link.
-    m_gray->rng = SplitMixSeed(RngSeedManager::GetSeed(), RngSeedManager::GetRun(), GetId());
+    // Seeded from the run's seed and this channel's direction: runs with the same seed lose the
+    // same frames, and no RNG object is kept per link.
+    for (uint8_t dir = 0; dir < 2; ++dir)
+    {
+      m_gray->rng[dir] = SplitMixSeed(RngSeedManager::GetSeed(), RngSeedManager::GetRun(), 2 * GetId() + dir);
+    }
   }
   return *m_gray;
 }
@@ -237,7 +240,7 @@ bool
 FabricChannel::DrawLoss(uint8_t dir)
 {
   Gray& g = GetGray();
-  return SplitMixUniform(g.rng) < g.loss[dir];
+  return SplitMixUniform(g.rng[dir]) < g.loss[dir];
 }
 
 bool
@@ -423,7 +426,12 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();
   FabricScheduler::ExpectPrefetching(&event);
-  Simulator::ScheduleWithContext(m_dirs[dir].context, arrival - Simulator::Now(), &event);
+  // Keyed by the link direction: the order of the arrival among simultaneous events does not
+  // depend on who armed it (the sender, the receiver, or a window's end of a parallel run).
+  FabricParallelSimulatorImpl::ScheduleKeyed(m_dirs[dir].context,
+                                             arrival - Simulator::Now(),
+                                             &event,
+                                             FabricParallelSimulatorImpl::KeyIn(0, 2 * uint64_t(GetId()) + dir));
 }
 
 void

@@ -158,7 +158,9 @@ private:
   struct Gray
   {
     double loss[2] = { 0, 0 };
-    uint64_t rng = 0; ///< splitmix64 state for random loss, seeded on first use
+    /// splitmix64 states for random loss, one per direction (each draws in its frames' send
+    /// order, however the two directions' sends interleave), seeded on first use
+    uint64_t rng[2] = { 0, 0 };
   };
   Gray& GetGray();
   std::unique_ptr<Gray> m_gray;

@@ -489,7 +489,12 @@ FabricPort::ArmWake()
       // The simulator takes over a reference, released after the event runs; ours keeps the
       // event alive.
       m_wake->Ref();
-      Simulator::ScheduleWithContext(m_context, m_busyUntil - Simulator::Now(), PeekPointer(m_wake));
+      // Keyed by the port: whether a wake, an arrival or a window's end starts a frame, the
+      // wake's order among simultaneous events is the same.
+      FabricParallelSimulatorImpl::ScheduleKeyed(m_context,
+                                                 m_busyUntil - Simulator::Now(),
+                                                 PeekPointer(m_wake),
+                                                 FabricParallelSimulatorImpl::KeyIn(1, uint64_t(m_context) << 24 | m_ifIndex));
     }
     else
     {

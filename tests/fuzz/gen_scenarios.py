@@ -384,6 +384,8 @@ def gen_cli(c):
          ["ns3::NoSuchScheduler"]),
         ("bench.perm.scheduler-utf8", ["bench", "perm-8192", "--preset", "perm-512", "--scheduler", "ns3::\udcff"], 2,
          ["--scheduler"]),
+        ("bench.perm.scheduler-map", ["bench", "perm-8192", "--preset", "perm-512", "--scheduler", "ns3::MapScheduler"], 2,
+         ["--scheduler", "FabricScheduler"]),
         ("bench.perm.bytes-abc", ["bench", "perm-8192", "--preset", "perm-512", "--bytes", "2MB"], 2, ["--bytes"]),
         ("bench.perm.bytes-zero", ["bench", "perm-8192", "--preset", "perm-512", "--bytes", "0"], 2, ["--bytes"]),
         ("bench.perm.bytes-neg", ["bench", "perm-8192", "--preset", "perm-512", "--bytes", "-1"], 2, ["--bytes"]),
