@@ -1,6 +1,7 @@
 // A log-bucketed histogram of durations (HDR-style): constant memory, relative error under 1%,
 // percentiles without storing samples. Used for message completion times, slowdowns and packet
-// latencies.
+// latencies. The sum is kept in millionths of the unit, as an integer, so that histograms filled
+// in any order, or merged from parts in any order, give the same figures bit for bit.
 #ifndef MRCSIM_SIM_LATENCY_HISTOGRAM_H
 #define MRCSIM_SIM_LATENCY_HISTOGRAM_H
 
@@ -29,12 +30,28 @@ public:
     }
     ++m_counts[b];
     ++m_count;
-    m_sum += value;
+    m_sumMillionths += std::llround(value * 1e6);
     m_max = std::max(m_max, value);
   }
 
+  /// \brief Adds `other`'s values (same minimum).
+  void Merge(const LatencyHistogram& other)
+  {
+    if (other.m_counts.size() > m_counts.size())
+    {
+      m_counts.resize(other.m_counts.size(), 0);
+    }
+    for (size_t b = 0; b < other.m_counts.size(); ++b)
+    {
+      m_counts[b] += other.m_counts[b];
+    }
+    m_count += other.m_count;
+    m_sumMillionths += other.m_sumMillionths;
+    m_max = std::max(m_max, other.m_max);
+  }
+
   uint64_t Count() const { return m_count; }
-  double Mean() const { return m_count ? m_sum / double(m_count) : 0.0; }
+  double Mean() const { return m_count ? double(m_sumMillionths) / 1e6 / double(m_count) : 0.0; }
   double Max() const { return m_max; }
 
   /// \brief The value at quantile q in [0, 1] (the upper bound of its bucket, capped at the max).
@@ -94,7 +111,7 @@ private:
   double m_min;
   std::vector<uint64_t> m_counts;
   uint64_t m_count = 0;
-  double m_sum = 0;
+  int64_t m_sumMillionths = 0; ///< the sum, in millionths of the unit
   double m_max = 0;
 };
 

@@ -25,7 +25,14 @@ struct NetworkService::SideSinks
   }
   static void Error(Side* side, uint32_t qpn, const std::string& cause)
   {
-    side->owner->OnQpError(side, "QP " + std::to_string(qpn) + ": " + cause);
+    // The host learns of it from an error completion, CompletionLatency later (as a global
+    // event: what it touches is shared by all GPUs, see Send).
+    const uint32_t gpu = side->peer->qp->GetRemoteGpu();
+    const Time latency = ns3::GetOrCreateNic(side->owner->m_net, gpu)->CompletionLatency();
+    ns3::Simulator::ScheduleWithContext(ns3::Simulator::NO_CONTEXT,
+                                        latency,
+                                        [side, cause = "QP " + std::to_string(qpn) + ": " + cause]
+                                        { side->owner->OnQpError(side, cause); });
   }
 };
 
@@ -52,8 +59,11 @@ NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<v
       done();
       Progressed();
     };
+    // The workloads' state is shared by all GPUs: their reaction runs as a global event (alone,
+    // between a parallel run's windows), which is why a parallel run needs a positive
+    // CompletionLatency of at least its lookahead.
     if (completion.IsStrictlyPositive())
-      ns3::Simulator::Schedule(completion, std::move(finish));
+      ns3::Simulator::ScheduleWithContext(ns3::Simulator::NO_CONTEXT, completion, std::move(finish));
     else
       finish();
   };

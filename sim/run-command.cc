@@ -15,12 +15,15 @@ namespace mrcsim
 namespace
 {
 
-const char* kRunUsage = R"(usage: mrcsim run SCENARIO.json [--set path=value ...] [--out DIR] [--quiet]
+const char* kRunUsage = R"(usage: mrcsim run SCENARIO.json [--set path=value ...] [--out DIR] [--partitions N] [--quiet]
        mrcsim validate SCENARIO.json [--set path=value ...]
   run:      runs the scenario's workloads on each of its transports and writes
             DIR/summary.json (default DIR: results/<name>) and DIR/<transport>/{collectives,
             messages,timeseries}.csv; prints a comparison table. Ctrl-C, SIGTERM and
             SIGHUP stop cleanly and write partial results, marked partial (exit code 3).
+  --partitions N: runs each transport's fabric in N partitions, one thread each (default 2, or
+            1 for a scenario with outputs.pcap; at most 64); the results are the same for any
+            N (summary.json's wall_clock records N).
   validate: reads and checks the scenario (keys, types, ranges, references) and builds nothing.
   A scenario with a "sweep" block: run runs the base scenario only; scripts/sweep.py runs the
   sweep's points (in parallel) and aggregates them.
@@ -146,13 +149,16 @@ ValidateCommand(const std::vector<std::string>& argv)
 int
 RunCommand(const std::vector<std::string>& argv)
 {
-  CliArgs args(argv, { "--help", "--quiet" }, { "--set", "--out" });
+  CliArgs args(argv, { "--help", "--quiet" }, { "--set", "--out", "--partitions" });
   if (args.Flag("--help"))
   {
     std::cout << kRunUsage;
     return 0;
   }
   RequireOneScenario(args);
+  // 0: the default (ScenarioRunOptions::partitions).
+  const auto partitions = static_cast<uint32_t>(
+    args.Values("--partitions").empty() ? 0 : args.Unsigned("--partitions", "", 1, kMaxPartitions));
   ScenarioSpec spec = ReadScenarioFile(args.Positional()[0], args.Values("--set"));
   if (spec.sweep)
   {
@@ -162,6 +168,7 @@ RunCommand(const std::vector<std::string>& argv)
   ScenarioRunOptions options;
   options.outDir = args.Value("--out", "results/" + spec.name);
   options.progress = !args.Flag("--quiet");
+  options.partitions = partitions;
   for (int signal : { SIGINT, SIGTERM, SIGHUP })
   {
     struct sigaction action = {};

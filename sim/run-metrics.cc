@@ -1,5 +1,6 @@
 #include "sim/run-metrics.h"
 
+#include "models/engine/fabric-parallel-simulator.h"
 #include "models/fabric/fabric-packet.h"
 #include "models/fabric/fabric-port.h"
 #include "models/mrc/mrc-ev.h"
@@ -19,15 +20,15 @@ using ns3::Ptr;
 using ns3::Time;
 
 void
-AddLatency(LatencyHistogram* h, Time oneWay)
+AddLatency(std::vector<LatencyHistogram>* h, Time oneWay)
 {
-  h->Add(oneWay.GetSeconds() * 1e6);
+  (*h)[ns3::FabricParallelSimulatorImpl::CurrentPartition()].Add(oneWay.GetSeconds() * 1e6);
 }
 
 void
-CountEvTransition(uint64_t* n, uint32_t, uint16_t, int, ns3::EvState, ns3::EvState)
+CountEvTransition(std::atomic<uint64_t>* n, uint32_t, uint16_t, int, ns3::EvState, ns3::EvState)
 {
-  ++*n;
+  n->fetch_add(1, std::memory_order_relaxed);
 }
 
 } // namespace
@@ -51,8 +52,13 @@ PacketLatencyCollector::OnConnection(uint32_t a, uint32_t b)
 nlohmann::json
 PacketLatencyCollector::Summary() const
 {
-  nlohmann::json summary = m_latencyUs.Summary();
-  summary["histogram"] = m_latencyUs.Buckets();
+  LatencyHistogram all{ 1e-3 };
+  for (const LatencyHistogram& h : m_latencyUs)
+  {
+    all.Merge(h);
+  }
+  nlohmann::json summary = all.Summary();
+  summary["histogram"] = all.Buckets();
   return summary;
 }
 

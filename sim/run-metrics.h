@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -28,11 +29,17 @@ namespace mrcsim
 {
 
 /// \brief One-way latency of every full data packet, NIC to NIC (microseconds): each connected
-/// GPU's NIC reports it through its "PacketLatency" trace source.
+/// GPU's NIC reports it through its "PacketLatency" trace source. One histogram per partition of
+/// a parallel run (each filled by its partition's thread), merged for the summary.
 class PacketLatencyCollector : public ConnectionObserver
 {
 public:
-  explicit PacketLatencyCollector(ns3::FabricNetwork& net) : m_net(net) {}
+  /// \param partitions of the run (FabricParallelSimulatorImpl), at least 1
+  PacketLatencyCollector(ns3::FabricNetwork& net, uint32_t partitions)
+    : m_net(net)
+    , m_latencyUs(partitions, LatencyHistogram{ 1e-3 })
+  {
+  }
   void OnConnection(uint32_t a, uint32_t b) override;
   /// \brief The summary's "packet_latency_us": LatencyHistogram::Summary and "histogram".
   nlohmann::json Summary() const;
@@ -40,7 +47,7 @@ public:
 private:
   ns3::FabricNetwork& m_net;
   std::set<uint32_t> m_traced; ///< GPUs whose NIC reports packet latency
-  LatencyHistogram m_latencyUs{ 1e-3 };
+  std::vector<LatencyHistogram> m_latencyUs; ///< by partition
 };
 
 /// \brief Entropy value (EV) state changes of the QPs that have EVs (their "EvState" trace
@@ -49,10 +56,10 @@ class EvTransitionCollector : public ConnectionObserver
 {
 public:
   void OnQp(ns3::Ptr<ns3::RdmaQueuePair> qp) override;
-  uint64_t Count() const { return m_count; }
+  uint64_t Count() const { return m_count.load(std::memory_order_relaxed); }
 
 private:
-  uint64_t m_count = 0;
+  std::atomic<uint64_t> m_count{ 0 }; ///< counted by the partitions' threads at once
 };
 
 /// \brief The counters of QPs, fabric ports and drop causes, read at the end of a run.

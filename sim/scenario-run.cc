@@ -83,6 +83,8 @@ RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
     RunOptions transportOptions;
     transportOptions.progress = options.progress;
     transportOptions.deadline = deadline;
+    transportOptions.partitions =
+      options.partitions ? options.partitions : (spec.outputs.pcapLinks.empty() ? kDefaultPartitions : 1);
     if (!options.outDir.empty())
     {
       transportOptions.outDir = (out / t.label).string();

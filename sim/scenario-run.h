@@ -20,6 +20,10 @@ struct ScenarioRunOptions
   /// Results directory: DIR/summary.json and DIR/<transport label>/*.csv; empty: no files.
   std::string outDir;
   bool progress = true; ///< progress lines on stderr for runs longer than a few seconds
+  /// Partitions of each transport's run, one thread each (RunOptions::partitions): the results
+  /// are the same for any number. 0: kDefaultPartitions, or 1 if the scenario captures packets
+  /// (outputs.pcap needs one partition).
+  uint32_t partitions = 0;
 };
 
 /// \brief Result of a scenario run.

@@ -214,6 +214,37 @@ Run(const ScenarioSpec& spec,
 
 } // namespace
 
+/// \brief Splits the run into `partitions` (FabricNetwork::Partition; nothing for 1) and returns
+/// the number of links between partitions. The workloads react to completions in global events
+/// (NetworkService::Send), which a partition may schedule no sooner than a lookahead ahead: the
+/// lookahead is at most the NICs' CompletionLatency, which must be positive.
+uint32_t
+Partition(const ScenarioSpec& spec, ns3::FabricNetwork& net, uint32_t partitions)
+{
+  using namespace ns3;
+  if (partitions < 1 || partitions > kMaxPartitions)
+  {
+    throw std::invalid_argument("partitions " + std::to_string(partitions) + ": 1 to " +
+                                std::to_string(kMaxPartitions));
+  }
+  if (partitions == 1)
+  {
+    return 0;
+  }
+  TimeValue completion;
+  CreateObject<RdmaNic>()->GetAttribute("CompletionLatency", completion);
+  if (!completion.Get().IsStrictlyPositive())
+  {
+    throw SpecError(spec.file + ": ns3::RdmaNic::CompletionLatency is 0: a run in " + std::to_string(partitions) +
+                    " partitions needs it positive (the workloads react to completions between windows); "
+                    "run with --partitions 1");
+  }
+  const uint32_t crossing = net.Partition(partitions);
+  FabricParallelSimulatorImpl* sim = FabricParallelSimulatorImpl::Get();
+  sim->SetLookahead(std::min(sim->GetLookahead(), completion.Get()));
+  return crossing;
+}
+
 TransportResult
 RunTransport(const ScenarioSpec& spec,
              const TransportSpec& transport,
@@ -243,12 +274,13 @@ RunTransport(const ScenarioSpec& spec,
   FabricNetwork net(fabric);
   UintegerValue mtu;
   CreateObject<RdmaNic>()->GetAttribute("Mtu", mtu); // the NICs' payload per packet
+  const uint32_t crossing = Partition(spec, net, options.partitions);
   const IdealModel ideal = MakeIdealModel(net.Routing(), static_cast<uint32_t>(mtu.Get()));
   // The transport's fabric policy, unless the scenario set the same attribute itself.
   const TransportType& type = TransportTypes().Get(transport.type);
   type.configureFabric(FabricPolicyContext{ net, userSet, ideal });
   NetworkService service(net, transport);
-  PacketLatencyCollector packetLatency(net);
+  PacketLatencyCollector packetLatency(net, options.partitions);
   EvTransitionCollector evTransitions;
   service.AddObserver(&packetLatency);
   service.AddObserver(&evTransitions);
@@ -316,6 +348,8 @@ RunTransport(const ScenarioSpec& spec,
   };
   const double seconds = wall.Seconds();
   result.wall = { { "label", transport.label },
+                  { "partitions", options.partitions },
+                  { "links_between_partitions", crossing },
                   { "seconds", seconds },
                   { "events_per_second", seconds > 0 ? double(outcome.events) / seconds : 0 },
                   { "peak_rss_bytes", PeakRssBytes() } };

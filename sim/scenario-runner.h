@@ -29,6 +29,12 @@ extern std::atomic<bool> g_interrupted;
 extern std::atomic<int> g_stopSignal;
 
 /// \brief Options of a run that are not part of the scenario.
+/// \brief Partitions of a run unless told otherwise: a fixed number, not the machine's cores, so
+/// that a run's figures of speed mean the same everywhere (its results do not depend on it).
+constexpr uint32_t kDefaultPartitions = 2;
+/// \brief At most this many partitions (one thread each).
+constexpr uint32_t kMaxPartitions = 64;
+
 struct RunOptions
 {
   std::string outDir;   ///< results directory of this transport (CSV files); empty: none
@@ -36,6 +42,9 @@ struct RunOptions
   /// When the run must stop (the scenario's wall-time limit counted from its start, for all its
   /// transports together); unset: stop.wall_time_s from now.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  /// Partitions of the fabric, each run by a thread of its own (FabricParallelSimulatorImpl;
+  /// FabricNetwork::Partition), 1 to kMaxPartitions. Results are the same for any number.
+  uint32_t partitions = kDefaultPartitions;
 };
 
 /// \brief Result of one transport's run.

@@ -281,6 +281,19 @@ FabricParallelSimulatorImpl::DeferToWindowEnd(BarrierTask fn, void* object, uint
   t_current->windowEnd.push_back(Partition::Task{ fn, object, argument });
 }
 
+void
+FabricParallelSimulatorImpl::DeferToWindowEndOf(uint32_t context, BarrierTask fn, void* object, uint32_t argument)
+{
+  FabricParallelSimulatorImpl* sim = s_active;
+  NS_ABORT_MSG_IF(!IsParallel(), "FabricParallelSimulatorImpl::DeferToWindowEndOf: not a parallel run");
+  const uint32_t owner = sim->OwnerOf(context);
+  NS_ABORT_MSG_IF(owner == kGlobal, "FabricParallelSimulatorImpl::DeferToWindowEndOf: an event of no node");
+  NS_ABORT_MSG_IF(InParallelWindow() && owner != t_current->index,
+                  "FabricParallelSimulatorImpl::DeferToWindowEndOf: node " << context << " is in partition " << owner
+                                                                           << ", not the caller's " << t_current->index);
+  sim->m_parts[owner]->windowEnd.push_back(Partition::Task{ fn, object, argument });
+}
+
 EventId
 FabricParallelSimulatorImpl::ScheduleForNode(uint32_t context, const Time& delay, EventImpl* event)
 {

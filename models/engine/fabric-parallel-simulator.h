@@ -117,9 +117,18 @@ public:
   /// Each task runs once; it may defer itself again, to the next window's end. A deferred task
   /// keeps the run going (as an event would). Only inside a partition's window (InParallelWindow).
   static void DeferToWindowEnd(BarrierTask fn, void* object, uint32_t argument);
+  /// \brief As DeferToWindowEnd, for node `context`'s partition: from inside a window (the
+  /// caller's partition must own the node) or, with the partitions stopped (a global event, a
+  /// barrier), to the end of that partition's next window. Only when IsParallel().
+  static void DeferToWindowEndOf(uint32_t context, BarrierTask fn, void* object, uint32_t argument);
+  /// \brief Whether the running simulator is this class with more than one partition.
+  static bool IsParallel() { return s_active && s_active->m_parts.size() > 1; }
   /// \brief Whether the calling thread runs one partition of several (so that state shared
   /// with other partitions must wait for the barrier).
   static bool InParallelWindow();
+  /// \brief The partition whose event or task the calling thread runs: 0 outside a parallel
+  /// window (one partition, set-up, global events, barriers) and with any other simulator.
+  static uint32_t CurrentPartition() { return t_current && t_current->parallel ? t_current->index : 0; }
 
   /// \brief Hooks of per-thread resources (a model's object pools): `onThreadStart(i)` runs on
   /// partition i's thread before it runs any event, `onBarrier()` at every window's end on one

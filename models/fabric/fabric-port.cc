@@ -452,8 +452,8 @@ FabricPort::ArmWake()
   // departure releases PFC credit whose timing matters.
   const bool lossless = cls < PortQueueConfig::kMaxClasses && m_queues[cls].Front().ingress != 0;
   bool exact = !m_lazy || !m_arrivalPending || lossless;
-  if (exact && m_lazy && !lossless && m_channel && m_channel->GetHandover() &&
-      FabricParallelSimulatorImpl::InParallelWindow())
+  if (exact && m_lazy && !lossless && m_channel && m_channel->GetHandover() && m_node &&
+      FabricParallelSimulatorImpl::IsParallel())
   {
     // A link to another partition: no arrival catches this port up, but a catch-up before the
     // window's end is just as exact (the frames started then keep their start times, all that
@@ -462,7 +462,9 @@ FabricPort::ArmWake()
     if (!m_catchUpPending)
     {
       m_catchUpPending = true;
-      FabricParallelSimulatorImpl::DeferToWindowEnd(&FabricPort::CatchUpAtWindowEnd, this, 0);
+      // From a global event (the partitions stopped), the end of this port's partition's next
+      // window: the same catch-up, and no event, as when the port's own partition asks.
+      FabricParallelSimulatorImpl::DeferToWindowEndOf(m_context, &FabricPort::CatchUpAtWindowEnd, this, 0);
     }
     return;
   }

@@ -344,12 +344,18 @@ struct RunResult
 };
 
 RunResult
-Run(py::handle scenario, py::handle overrides, py::handle outDir, bool quiet)
+Run(py::handle scenario, py::handle overrides, py::handle outDir, bool quiet, uint32_t partitions)
 {
+  if (partitions > kMaxPartitions)
+  {
+    throw py::value_error("run: partitions=" + std::to_string(partitions) + ": 0 (the default) or 1 to " +
+                          std::to_string(kMaxPartitions));
+  }
   const ScenarioSpec spec = LoadScenario(scenario, overrides);
   ScenarioRunOptions options;
   options.outDir = outDir.is_none() ? "" : PathText(outDir);
   options.progress = !quiet;
+  options.partitions = partitions;
   py::module_ threading = py::module_::import("threading");
   const bool mainThread = threading.attr("current_thread")().is(threading.attr("main_thread")());
 
@@ -578,11 +584,13 @@ PYBIND11_MODULE(_mrcsim, m)
         py::arg("overrides") = py::none(),
         py::arg("out_dir") = py::none(),
         py::arg("quiet") = true,
-        "run(scenario, overrides=None, out_dir=None, quiet=True) -> RunResult\n\n"
+        py::arg("partitions") = 0,
+        "run(scenario, overrides=None, out_dir=None, quiet=True, partitions=0) -> RunResult\n\n"
         "Runs the scenario on each of its transports, as `mrcsim run`. The result has .summary\n"
         "(summary.json's content as a dict), .timeseries ({label: {column: numpy array}}) and\n"
         ".partial. out_dir: also write summary.json and <label>/*.csv there (default: no files).\n"
-        "quiet=False prints progress lines on stderr. Same scenario and seed, same summary (but\n"
+        "quiet=False prints progress lines on stderr. partitions: of each run's fabric, one thread\n"
+        "each (1 to 64; 0: 2, or 1 with outputs.pcap); the results do not depend on it. Same scenario and seed, same summary (but\n"
         "wall_clock). Ctrl-C stops the run and raises KeyboardInterrupt. Raises mrcsim.SpecError\n"
         "on a bad scenario.");
   m.def("topology",

@@ -138,22 +138,24 @@ class Result:
                 + (" partial" if self.partial else "") + ">")
 
 
-def run(scenario, overrides=None, out_dir=None, quiet=True):
-    """run(scenario, overrides=None, out_dir=None, quiet=True) -> Result
+def run(scenario, overrides=None, out_dir=None, quiet=True, partitions=0):
+    """run(scenario, overrides=None, out_dir=None, quiet=True, partitions=0) -> Result
 
     Runs the scenario on each of its transports, as `mrcsim run`. scenario: a path (str or
     os.PathLike) or a dict in the scenario file format; overrides: {"workloads.0.bytes": 1048576}
     or ["workloads.0.bytes=1048576"], as --set. out_dir: also keep summary.json and
     <label>/*.csv there (default: written to a temporary directory, read, and removed).
-    quiet=False prints progress lines on stderr. Same scenario and seed, same results (but
+    quiet=False prints progress lines on stderr. partitions: of each run's fabric, one thread each
+    (1 to 64; 0, the default: 2, or 1 for a scenario with outputs.pcap); the results do not
+    depend on it. Same scenario and seed, same results (but
     wall_clock). Ctrl-C stops the run and raises KeyboardInterrupt. Raises mrcsim.SpecError on a
     bad scenario."""
     if out_dir is not None:
-        raw = _run(scenario, overrides=overrides, out_dir=out_dir, quiet=quiet)
+        raw = _run(scenario, overrides=overrides, out_dir=out_dir, quiet=quiet, partitions=partitions)
         return Result(raw.summary, os.fspath(out_dir), raw.timeseries, raw.partial, raw.out_dir)
     with tempfile.TemporaryDirectory(prefix="mrcsim-run-") as directory:
         try:
-            raw = _run(scenario, overrides=overrides, out_dir=directory, quiet=quiet)
+            raw = _run(scenario, overrides=overrides, out_dir=directory, quiet=quiet, partitions=partitions)
         except KeyboardInterrupt:
             # Its partial results went to the temporary directory, which is about to go.
             raise KeyboardInterrupt("run interrupted") from None
