@@ -1,6 +1,8 @@
 // The workloads' MessageService on one transport's ns-3 network: QPs are connected on a pair's
 // first message, messages complete when their receiver holds them, and messages on a QP that
-// went into error fail (counted) instead of waiting forever.
+// went into error fail (counted) instead of waiting forever. Completions and QP errors reach the
+// workloads as global events (FabricParallelSimulatorImpl): in a partitioned run the workloads'
+// shared state is touched by one thread, between windows.
 #ifndef MRCSIM_SIM_NETWORK_SERVICE_H
 #define MRCSIM_SIM_NETWORK_SERVICE_H
 

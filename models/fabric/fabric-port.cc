@@ -347,6 +347,7 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
   m_bytes[cls] += size;
   if (m_traces)
     m_traces->enqueue(ToPacket(*frame), cls);
+  m_losslessQueued += lossless;
   m_queues[cls].Push(QueuedPacket{ std::move(frame), lossless ? ingress->GetIfIndex() + 1 : 0 });
   Kick();
   return true;
@@ -391,6 +392,7 @@ FabricPort::StartOne(Time start)
     m_bytes[cls] -= size;
     if (item.ingress)
     {
+      --m_losslessQueued;
       m_pfc->Release(static_cast<uint16_t>(item.ingress - 1), cls, size);
     }
     if (m_traces)
@@ -448,9 +450,12 @@ FabricPort::ArmWake()
   {
     return;
   }
-  // The previous frame's arrival will catch this port up, unless it will not arrive or the next
-  // departure releases PFC credit whose timing matters.
-  const bool lossless = cls < PortQueueConfig::kMaxClasses && m_queues[cls].Front().ingress != 0;
+  // The previous frame's arrival will catch this port up, unless it will not arrive or a frame of
+  // a lossless class is queued: each departure of one releases PFC credit whose timing matters,
+  // and an arrival's catch-up comes a link delay late, by when several frames may have been due.
+  // So while one is queued, every start is a wake of its own, whoever would otherwise catch the
+  // port up (an arrival, or a window's end of a parallel run).
+  const bool lossless = m_losslessQueued > 0;
   bool exact = !m_lazy || !m_arrivalPending || lossless;
   if (exact && m_lazy && !lossless && m_channel && m_channel->GetHandover() && m_node &&
       FabricParallelSimulatorImpl::IsParallel())
@@ -723,6 +728,7 @@ FabricPort::NotifyLinkState(bool up)
         m_bytes[cls] -= size;
         if (item.ingress)
         {
+          --m_losslessQueued;
           m_pfc->Release(static_cast<uint16_t>(item.ingress - 1), cls, size);
         }
         Drop(*item.frame, DropCause::LinkDown);

@@ -249,6 +249,7 @@ private:
   bool m_wakePending = false;                  ///< m_wake is scheduled and has not run
   bool m_catchUpPending = false;               ///< a catch-up at the window's end is deferred
   mutable uint32_t m_txTimeBytes = UINT32_MAX; ///< the size whose wire time m_txTime holds
+  uint32_t m_losslessQueued = 0;               ///< queued frames of lossless classes (they start exactly)
   uint32_t m_context = 0;                      ///< m_node's id: the context of the port's own events
   mutable Time m_txTime;
   uint64_t m_rateBps = 0;    ///< the port's rate in bit/s

@@ -1,9 +1,8 @@
 """The scenario runner in partitions: `mrcsim run --partitions N` gives the same results for any N.
 
 Every CSV is byte-identical and summary.json is identical but for its wall_clock section (which
-records N) and the event count of runs whose ports use PFC: a lossless port on a link between
-partitions arms wakes that, in one partition, the last frame's arrival replaces (the frames start
-at the same times either way). MRC runs, without PFC, have the same event count too.
+records N). Ports that start frames only when they must (LazyStart, the default) give the same
+results as ports that start every frame with an event of its own, in fewer events.
 """
 
 import copy
@@ -16,19 +15,32 @@ import pytest
 
 from conftest import ROOT
 
-# Small fabrics; failures and link downs (a2a-failure), PFC (quickstart's RoCEv2), incast.
+# Small fabrics with failures and link downs; PFC pauses ports in quickstart's RoCEv2 run.
 SCENARIOS = ["scenarios/quickstart.json", "tests/regression/a2a-failure.json"]
 
 
-def run(mrcsim, scenario, partitions, out):
+def run(mrcsim, scenario, partitions, out, env=None):
     subprocess.run([mrcsim, "run", os.path.join(ROOT, scenario), "--partitions", str(partitions), "--out", str(out),
-                    "--quiet"], check=True, stdout=subprocess.DEVNULL)
+                    "--quiet"], check=True, stdout=subprocess.DEVNULL, env=env)
     with open(os.path.join(out, "summary.json")) as f:
         return json.load(f)
 
 
 def files_of(directory):
     return sorted(os.path.relpath(os.path.join(r, f), directory) for r, _, fs in os.walk(directory) for f in fs)
+
+
+def assert_same_results(one_dir, one, other_dir, other, what, events=True):
+    assert files_of(other_dir) == files_of(one_dir)
+    for name in files_of(one_dir):
+        if name != "summary.json":
+            assert filecmp.cmp(one_dir / name, other_dir / name, shallow=False), f"{name} differs {what}"
+    one, other = copy.deepcopy(one), copy.deepcopy(other)
+    one.pop("wall_clock"), other.pop("wall_clock")
+    if not events:
+        for a, b in zip(one["runs"], other["runs"]):
+            assert a.pop("events") > 0 and b.pop("events") > 0
+    assert one == other, f"summary.json differs {what}"
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
@@ -38,28 +50,25 @@ def test_partition_count_does_not_change_results(mrcsim, scenario, tmp_path):
     for n, s in summaries.items():
         assert [w["partitions"] for w in s["wall_clock"]] == [n] * len(s["runs"])
         assert all((w["links_between_partitions"] > 0) == (n > 1) for w in s["wall_clock"])
-    reference = files_of(outs[1])
-    assert "summary.json" in reference and len(reference) > 3
-    pfc = {}
+    assert len(files_of(outs[1])) > 3
+    if "quickstart" in scenario:
+        assert any(r["counters"]["pfc_paused_port_us"] > 0 for r in summaries[1]["runs"])  # PFC at work
     for n in (2, 3):
-        assert files_of(outs[n]) == reference
-        for name in reference:
-            if name != "summary.json":
-                assert filecmp.cmp(outs[1] / name, outs[n] / name, shallow=False), f"{name} differs with {n} partitions"
-        one, other = copy.deepcopy(summaries[1]), copy.deepcopy(summaries[n])
-        one.pop("wall_clock"), other.pop("wall_clock")
-        for a, b in zip(one["runs"], other["runs"]):
-            if a["transport"] == "mrc":
-                assert a["events"] == b["events"]
-            pfc[a["label"]] = a["counters"]["pfc_paused_port_us"]
-            a.pop("events"), b.pop("events")
-        assert one == other, f"summary.json differs with {n} partitions"
-    assert any(v > 0 for v in pfc.values()) or "quickstart" not in scenario  # the PFC case is covered
+        assert_same_results(outs[1], summaries[1], outs[n], summaries[n], f"with {n} partitions")
+
+
+def test_lazy_frame_starts_do_not_change_results(mrcsim, tmp_path):
+    scenario = SCENARIOS[0]
+    lazy = run(mrcsim, scenario, 2, tmp_path / "lazy")
+    env = dict(os.environ, NS_ATTRIBUTE_DEFAULT="ns3::FabricPort::LazyStart=false")
+    eager = run(mrcsim, scenario, 2, tmp_path / "eager", env=env)
+    assert_same_results(tmp_path / "lazy", lazy, tmp_path / "eager", eager, "with LazyStart off", events=False)
+    assert all(a["events"] < b["events"] for a, b in zip(lazy["runs"], eager["runs"]))
 
 
 def test_partitions_out_of_range_are_refused(mrcsim, tmp_path):
     scenario = os.path.join(ROOT, "scenarios/quickstart.json")
-    for bad in ("0", "65", "two"):
+    for bad in ("0", "65", "two", ""):
         p = subprocess.run([mrcsim, "run", scenario, "--partitions", bad, "--out", str(tmp_path)],
                            capture_output=True, text=True)
         assert p.returncode == 2 and "--partitions" in p.stderr, (bad, p.stderr)
