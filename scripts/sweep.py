@@ -38,7 +38,8 @@ Executors: by default the runs are processes of this machine, -j at a time. --sc
 runs them on a Dask distributed cluster (Debian package python3-distributed, imported only then):
 ADDRESS of a running scheduler (tcp://host:8786; its workers' threads set the parallelism, -j is
 not used), or "local" for a LocalCluster of -j single-threaded workers inside this process (tests,
-laptops). Each run is still an `mrcsim run` subprocess, started by a worker, and the workers share
+laptops). Each run is an `mrcsim run --partitions 1` subprocess (one thread: the points are what
+runs side by side), started by a worker, and the workers share
 the filesystem: the mrcsim binary, the scenario file and DIR must be visible at the same absolute
 paths on every worker (sweep.py gives them absolute paths), as must the ns-3 libraries the binary
 loads. The CSV is byte-identical to a local run's; failures, --timeout (enforced on the worker),
@@ -148,16 +149,26 @@ def transport_of(path):
     return int(m.group(1)) if m else None
 
 
-def point_command(binary, scenario, point, directory, transports=None):
-    """`mrcsim run` with the point's overrides; with `transports` (indices into the scenario's
-    transport list) only those transports: their entries as the point has them in place of the
-    list (the transport.K overrides are in them)."""
-    cmd = [binary, "run", scenario, "--quiet", "--set", "sweep=null", "--set", f"seed={point.seed}"]
+def point_overrides(point, transports=None):
+    """The --set values of a point's run; with `transports` (indices into the scenario's transport
+    list) only those transports: their entries as the point has them in place of the list (the
+    transport.K overrides are in them)."""
+    sets = ["sweep=null", f"seed={point.seed}"]
     for path, value in point.values.items():
         if transports is None or transport_of(path) is None:
-            cmd += ["--set", f"{path}={json.dumps(value)}"]
+            sets.append(f"{path}={json.dumps(value)}")
     if transports is not None:
-        cmd += ["--set", "transport=" + json.dumps([point.scenario["transport"][t] for t in transports])]
+        sets.append("transport=" + json.dumps([point.scenario["transport"][t] for t in transports]))
+    return sets
+
+
+def point_command(binary, scenario, point, directory, transports=None):
+    """`mrcsim run` with the point's overrides (point_overrides), on one thread: a sweep runs its
+    points side by side (-j, or a cluster's workers), and the results do not depend on the
+    partitions."""
+    cmd = [binary, "run", scenario, "--quiet", "--partitions", "1"]
+    for value in point_overrides(point, transports):
+        cmd += ["--set", value]
     return cmd + ["--out", directory]
 
 
@@ -209,7 +220,7 @@ def plan(module, scenario, points, reuse=True):
 def accepted(module, scenario, point):
     """Whether mrcsim accepts the point's whole scenario, as its `mrcsim run` would read it."""
     try:
-        module.validate(scenario, overrides=point_command("", "", point, "")[5:-2:2])
+        module.validate(scenario, overrides=point_overrides(point))
         return True
     except module.SpecError:
         return False

@@ -49,7 +49,7 @@ def read_rows(path):
 
 def cli_document(module, path, point):
     """The scenario `mrcsim run PATH --set sweep=null --set seed=S --set PATH=VALUE ...` runs."""
-    return module.validate(path, overrides=sweep.point_command("", "", point, "")[5:-2:2])["document"]
+    return module.validate(path, overrides=sweep.point_overrides(point))["document"]
 
 
 def test_expansion_is_the_cartesian_product_in_file_order(mrcsim, mrcsim_module, tmp_path):
@@ -126,7 +126,7 @@ def test_a_point_runs_with_its_overrides(tmp_path):
     point = sweep.Point(3, {"workloads.0.bytes": 4096, "transport.0.attributes.ns3::X::Y": "1us",
                             "workloads.0.gpus": {"first": 0, "count": 2}}, 9)
     cmd = sweep.point_command("mrcsim", "s.json", point, "out/points/03")
-    assert cmd == ["mrcsim", "run", "s.json", "--quiet", "--set", "sweep=null", "--set", "seed=9",
+    assert cmd == ["mrcsim", "run", "s.json", "--quiet", "--partitions", "1", "--set", "sweep=null", "--set", "seed=9",
                    "--set", "workloads.0.bytes=4096", "--set", 'transport.0.attributes.ns3::X::Y="1us"',
                    "--set", 'workloads.0.gpus={"first": 0, "count": 2}', "--out", "out/points/03"]
     assert sweep.point_dir("out", point, 12) == os.path.join("out", "points", "03")
