@@ -36,7 +36,7 @@ EnablePcapCaptures(const ScenarioSpec& spec, const Fabric& fabric, ns3::FabricNe
   {
     throw SpecError(where + "packet captures need a serial run, and this one has " +
                     std::to_string(parallel->GetPartitions()) +
-                    " partitions: run with one partition to capture packets");
+                    " partitions: run with --partitions 1 (the default for a scenario with captures)");
   }
   const std::filesystem::path dir = std::filesystem::path(outDir) / "pcap";
   std::error_code error;

@@ -72,3 +72,19 @@ def test_partitions_out_of_range_are_refused(mrcsim, tmp_path):
         p = subprocess.run([mrcsim, "run", scenario, "--partitions", bad, "--out", str(tmp_path)],
                            capture_output=True, text=True)
         assert p.returncode == 2 and "--partitions" in p.stderr, (bad, p.stderr)
+
+
+def test_packet_captures_run_in_one_partition(mrcsim, tmp_path):
+    # Captures make ns-3 packets, which a parallel run may not: by default such a scenario runs in
+    # one partition; asking for more is refused, naming the key.
+    scenario = os.path.join(ROOT, "tests/pcap/pcap-incast.json")
+    s = run(mrcsim, "tests/pcap/pcap-incast.json", 1, tmp_path / "one")
+    assert s["wall_clock"][0]["partitions"] == 1
+    p = subprocess.run([mrcsim, "run", scenario, "--out", str(tmp_path / "default"), "--quiet"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    with open(tmp_path / "default" / "summary.json") as f:
+        assert [w["partitions"] for w in json.load(f)["wall_clock"]] == [1, 1]
+    p = subprocess.run([mrcsim, "run", scenario, "--partitions", "2", "--out", str(tmp_path / "two"), "--quiet"],
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and "/outputs/pcap" in p.stderr, p.stderr
