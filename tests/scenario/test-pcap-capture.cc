@@ -74,7 +74,7 @@ TEST_CASE("pcap captures: refused in a run of several partitions", "[scenario][p
     const std::string dir = "/tmp/mrcsim-test-pcap-partitions-" + std::to_string(getpid());
     CHECK_THROWS_WITH(EnablePcapCaptures(spec, *fabric, net, dir),
                       Catch::StartsWith("pcap.json: at /outputs/pcap: packet captures need a serial run, and this one "
-                                        "has 2 partitions: run with one partition to capture packets"));
+                                        "has 2 partitions: run with --partitions 1 (the default for a scenario with captures)"));
     CHECK_FALSE(std::filesystem::exists(dir));
     ns3::Simulator::Destroy();
   }
