@@ -29,7 +29,6 @@ TEST_CASE("eta: estimating until two successive estimates agree", "[eta]")
   EtaEstimator eta(4, 0.25);
   CHECK_FALSE(eta.Add(3, 0.01));
   CHECK_FALSE(eta.Add(5, 0.02));
-  // The rate triples: the estimate jumps and is not shown until the next one agrees with it.
   // The rate triples: each estimate is far below the one before, so none is shown yet.
   CHECK_FALSE(eta.Add(7, 0.08));
   CHECK_FALSE(eta.Add(9, 0.20));
