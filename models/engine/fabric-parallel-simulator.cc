@@ -275,13 +275,6 @@ FabricParallelSimulatorImpl::DeferToBarrier(BarrierTask fn, void* object, uint32
 }
 
 void
-FabricParallelSimulatorImpl::DeferToWindowEnd(BarrierTask fn, void* object, uint32_t argument)
-{
-  NS_ABORT_MSG_IF(!InParallelWindow(), "FabricParallelSimulatorImpl::DeferToWindowEnd: outside a partition's window");
-  t_current->windowEnd.push_back(Partition::Task{ fn, object, argument });
-}
-
-void
 FabricParallelSimulatorImpl::DeferToWindowEndOf(uint32_t context, BarrierTask fn, void* object, uint32_t argument)
 {
   FabricParallelSimulatorImpl* sim = s_active;

@@ -112,14 +112,12 @@ public:
   /// Outside a partition's window (one partition, or a global event) it runs at once.
   using BarrierTask = void (*)(void* object, uint32_t argument);
   static void DeferToBarrier(BarrierTask fn, void* object, uint32_t argument);
-  /// \brief Work for the calling partition's thread once it has run the window's events, with
-  /// its clock at the window's end (before the barrier, in parallel with the other partitions).
-  /// Each task runs once; it may defer itself again, to the next window's end. A deferred task
-  /// keeps the run going (as an event would). Only inside a partition's window (InParallelWindow).
-  static void DeferToWindowEnd(BarrierTask fn, void* object, uint32_t argument);
-  /// \brief As DeferToWindowEnd, for node `context`'s partition: from inside a window (the
-  /// caller's partition must own the node) or, with the partitions stopped (a global event, a
-  /// barrier), to the end of that partition's next window. Only when IsParallel().
+  /// \brief Work for the thread of node `context`'s partition once it has run a window's events,
+  /// with its clock at the window's end (before the barrier, in parallel with the other
+  /// partitions): the current window's, from inside it (the caller's partition must own the
+  /// node), or the next one's, with the partitions stopped (a global event, a barrier). Each task
+  /// runs once; it may defer itself again, to the next window's end. A deferred task keeps the
+  /// run going (as an event would). Only when IsParallel().
   static void DeferToWindowEndOf(uint32_t context, BarrierTask fn, void* object, uint32_t argument);
   /// \brief Whether the running simulator is this class with more than one partition.
   static bool IsParallel() { return s_active && s_active->m_parts.size() > 1; }
