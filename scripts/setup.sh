@@ -7,7 +7,8 @@ cd "$here"
 
 packages=(
   build-essential cmake
-  libns3-dev ns3 libgsl-dev libxml2-dev libpython3.11-dev
+  libgsl-dev libxml2-dev libsqlite3-dev libpython3.11-dev dpkg-dev bzip2 xz-utils
+  libopenmpi-dev openmpi-bin
   libboost-graph-dev nlohmann-json3-dev catch2
   pybind11-dev python3-pybind11 python3-matplotlib python3-numpy python3-pytest
   tshark doxygen python3-jsonschema python3-distributed python3-pandas
@@ -38,5 +39,34 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
+
+# ns-3 3.37 with its MPI module: Debian's ns-3 has none, so its core, network (with stats) and mpi
+# modules are built from Debian's source package against Debian's Open MPI, as Debian builds ns-3
+# (release profile, logs on), into deps/ns-3.37, which CMakeLists.txt prefers. Once per clone.
+ns3_prefix="$here/deps/ns-3.37"
+if [ ! -f "$ns3_prefix/lib/cmake/ns3/ns3Config.cmake" ]; then
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  if ! apt-get source --print-uris ns3 >/dev/null 2>&1; then
+    echo "setup: adding Debian's source packages (deb-src) to apt" >&2
+    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
+      "${sudo_cmd[@]}" tee /etc/apt/sources.list.d/mrcsim-deb-src.sources >/dev/null
+    "${sudo_cmd[@]}" apt-get update -qq
+  fi
+  src="$here/deps/src"
+  rm -rf "$src" && mkdir -p "$src"
+  echo "setup: building ns-3 3.37 (core, network, mpi) from Debian's source into $ns3_prefix (a few minutes)" >&2
+  (cd "$src" && apt-get source --download-only ns3 >/dev/null 2>&1 && tar xjf ns3_3.37.orig.tar.bz2)
+  ns3_src="$(ls -d "$src"/ns-allinone-3.37/ns-3.37)"
+  cmake -S "$ns3_src" -B "$src/build" -DCMAKE_BUILD_TYPE=release -DNS3_ENABLED_MODULES="core;network;mpi" \
+    -DNS3_MPI=ON -DNS3_LOG=ON -DNS3_EXAMPLES=OFF -DNS3_TESTS=OFF -DNS3_PYTHON_BINDINGS=OFF \
+    -DPython3_EXECUTABLE=/usr/bin/python3 -DCMAKE_INSTALL_PREFIX="$ns3_prefix" \
+    -DCMAKE_INSTALL_RPATH="$ns3_prefix/lib" >"$src/configure.log" 2>&1 ||
+    { tail -20 "$src/configure.log" >&2; exit 1; }
+  cmake --build "$src/build" -j "$jobs" >"$src/build.log" 2>&1 || { tail -30 "$src/build.log" >&2; exit 1; }
+  cmake --install "$src/build" >/dev/null
+  rm -rf "$src"
+fi
+
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build build -j "$jobs"

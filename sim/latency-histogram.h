@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace mrcsim
@@ -48,6 +49,32 @@ public:
     m_count += other.m_count;
     m_sumMillionths += other.m_sumMillionths;
     m_max = std::max(m_max, other.m_max);
+  }
+
+  /// \brief The histogram as bytes (count, sum, max, buckets), which FromBytes reads back: a
+  /// run across processes merges its ranks' histograms so.
+  std::vector<uint8_t> ToBytes() const
+  {
+    std::vector<uint64_t> words{ m_count, static_cast<uint64_t>(m_sumMillionths), 0 };
+    std::memcpy(&words[2], &m_max, sizeof m_max);
+    words.insert(words.end(), m_counts.begin(), m_counts.end());
+    std::vector<uint8_t> bytes(words.size() * sizeof(uint64_t));
+    std::memcpy(bytes.data(), words.data(), bytes.size());
+    return bytes;
+  }
+  /// \brief A histogram of minimum `min` from ToBytes's bytes.
+  static LatencyHistogram FromBytes(const std::vector<uint8_t>& bytes, double min)
+  {
+    LatencyHistogram h(min);
+    std::vector<uint64_t> words(bytes.size() / sizeof(uint64_t));
+    std::memcpy(words.data(), bytes.data(), words.size() * sizeof(uint64_t));
+    if (words.size() < 3)
+      return h;
+    h.m_count = words[0];
+    h.m_sumMillionths = static_cast<int64_t>(words[1]);
+    std::memcpy(&h.m_max, &words[2], sizeof h.m_max);
+    h.m_counts.assign(words.begin() + 3, words.end());
+    return h;
   }
 
   uint64_t Count() const { return m_count; }

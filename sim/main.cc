@@ -1,4 +1,5 @@
 // mrcsim: packet-level simulation of MRC and RoCEv2 on multiplane AI fabrics (command line).
+#include "sim/mpi-ranks.h"
 #include "sim/cli-args.h"
 #include "sim/commands.h"
 #include "topologies/json-reader.h"
@@ -78,6 +79,8 @@ main(int argc, char** argv)
   std::vector<std::string> args(argv + 2, argv + argc);
   try
   {
+    // Under mpirun or srun: MPI runs while the command does (sim/mpi-ranks.h).
+    mrcsim::MpiSession mpi(&argc, &argv);
     if (command == "topo")
       return mrcsim::TopoCommand(args);
     if (command == "bench")

@@ -2,12 +2,14 @@
 
 #include "sim/transport-types.h"
 
+#include "models/engine/fabric-parallel-simulator.h"
 #include "models/rdma/rdma-connect.h"
 
 #include "ns3/callback.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 namespace mrcsim
@@ -21,18 +23,11 @@ struct NetworkService::SideSinks
 {
   static void RecvComplete(Side* side, uint32_t, uint64_t, uint64_t, Time)
   {
-    side->owner->OnRecvComplete(side->peer->sent);
+    side->owner->Notify(side, kRecvNotice, std::string());
   }
   static void Error(Side* side, uint32_t qpn, const std::string& cause)
   {
-    // The host learns of it from an error completion, CompletionLatency later (as a global
-    // event: what it touches is shared by all GPUs, see Send).
-    const uint32_t gpu = side->peer->qp->GetRemoteGpu();
-    const Time latency = ns3::GetOrCreateNic(side->owner->m_net, gpu)->CompletionLatency();
-    ns3::Simulator::ScheduleWithContext(ns3::Simulator::NO_CONTEXT,
-                                        latency,
-                                        [side, cause = "QP " + std::to_string(qpn) + ": " + cause]
-                                        { side->owner->OnQpError(side, cause); });
+    side->owner->Notify(side, kErrorNotice, "QP " + std::to_string(qpn) + ": " + cause);
   }
 };
 
@@ -40,6 +35,49 @@ NetworkService::NetworkService(ns3::FabricNetwork& net, const TransportSpec& tra
   : m_net(net)
   , m_transport(transport)
 {
+  ns3::FabricParallelSimulatorImpl* sim = ns3::FabricParallelSimulatorImpl::Get();
+  if (!sim)
+    throw std::runtime_error("NetworkService: needs the simulator ns3::FabricParallelSimulatorImpl");
+  m_noticeKind = sim->AddHandler(&NetworkService::OnNotice, this);
+}
+
+void
+NetworkService::Notify(Side* side, uint8_t kind, const std::string& cause)
+{
+  // The workloads' state is shared by all GPUs: the host's reaction runs as a global event (alone,
+  // between a parallel run's windows; on every rank of a run across processes), which is why a
+  // parallel run needs a positive CompletionLatency of at least its lookahead.
+  if (!side->completionLatency.IsStrictlyPositive())
+  {
+    if (kind == kRecvNotice)
+      OnRecvComplete(side->peer->sent);
+    else
+      OnQpError(side, cause);
+    return;
+  }
+  std::vector<uint8_t> bytes(1 + sizeof side->index + cause.size());
+  bytes[0] = kind;
+  std::memcpy(bytes.data() + 1, &side->index, sizeof side->index);
+  std::memcpy(bytes.data() + 1 + sizeof side->index, cause.data(), cause.size());
+  ns3::FabricParallelSimulatorImpl::ScheduleEverywhere(m_noticeKind, side->completionLatency, std::move(bytes));
+}
+
+void
+NetworkService::OnNotice(void* service, uint32_t, const std::vector<uint8_t>& bytes)
+{
+  auto* self = static_cast<NetworkService*>(service);
+  uint32_t index = 0;
+  if (bytes.size() < 1 + sizeof index)
+    throw std::logic_error("NetworkService: a notice of " + std::to_string(bytes.size()) + " bytes");
+  std::memcpy(&index, bytes.data() + 1, sizeof index);
+  if (index >= self->m_sides.size())
+    throw std::logic_error("NetworkService: a notice for QP side " + std::to_string(index) + " of " +
+                           std::to_string(self->m_sides.size()));
+  Side* side = &self->m_sides[index];
+  if (bytes[0] == kRecvNotice)
+    self->OnRecvComplete(side->peer->sent);
+  else
+    self->OnQpError(side, std::string(bytes.begin() + 1 + sizeof index, bytes.end()));
 }
 
 NetworkService::~NetworkService() = default;
@@ -49,23 +87,13 @@ NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<v
 {
   Connection& c = Get(src, dst);
   const Time post = ns3::GetOrCreateNic(m_net, src)->PostLatency();
-  const Time completion = ns3::GetOrCreateNic(m_net, dst)->CompletionLatency();
   ++m_outstanding;
-  done = [this, completion, done = std::move(done)]() mutable
+  // Runs when the receiver's host learns of the last part (Notify).
+  done = [this, done = std::move(done)]
   {
-    auto finish = [this, done = std::move(done)]
-    {
-      --m_outstanding;
-      done();
-      Progressed();
-    };
-    // The workloads' state is shared by all GPUs: their reaction runs as a global event (alone,
-    // between a parallel run's windows), which is why a parallel run needs a positive
-    // CompletionLatency of at least its lookahead.
-    if (completion.IsStrictlyPositive())
-      ns3::Simulator::ScheduleWithContext(ns3::Simulator::NO_CONTEXT, completion, std::move(finish));
-    else
-      finish();
+    --m_outstanding;
+    done();
+    Progressed();
   };
   if (post.IsStrictlyPositive())
   {
@@ -200,12 +228,16 @@ void
 NetworkService::Add(Connection& c, Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueuePair> y)
 {
   Side* sx = &m_sides.emplace_back();
+  sx->index = static_cast<uint32_t>(m_sides.size() - 1);
   Side* sy = &m_sides.emplace_back();
+  sy->index = static_cast<uint32_t>(m_sides.size() - 1);
   for (auto [side, qp, peer] : { std::make_tuple(sx, x, sy), std::make_tuple(sy, y, sx) })
   {
     side->owner = this;
     side->qp = qp;
     side->peer = peer;
+    // This QP's GPU is the one its peer QP sends to.
+    side->completionLatency = ns3::GetOrCreateNic(m_net, (qp == x ? y : x)->GetRemoteGpu())->CompletionLatency();
     side->sent = &m_queues.emplace_back();
     qp->TraceConnectWithoutContext("RecvComplete", ns3::MakeBoundCallback(&SideSinks::RecvComplete, side));
     qp->TraceConnectWithoutContext("Error", ns3::MakeBoundCallback(&SideSinks::Error, side));

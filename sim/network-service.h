@@ -67,6 +67,8 @@ public:
   }
 
   const std::vector<ns3::Ptr<ns3::RdmaQueuePair>>& AllQps() const { return m_qps; }
+  /// \brief The GPU of AllQps()[i] (the one its peer QP sends to).
+  uint32_t GpuOfQp(std::size_t i) const { return m_sides[i].peer->qp->GetRemoteGpu(); }
   /// \brief "QP n: cause" of every QP that went into error, in order.
   const std::vector<std::string>& Errors() const { return m_errors; }
   /// \brief Messages that failed: some part was posted on (or waiting on) a QP in error.
@@ -92,6 +94,8 @@ private:
     Side* peer = nullptr;         ///< the other end's QP
     PendingQueue* sent = nullptr; ///< parts this QP sent, completed at the peer's receive
     bool failed = false;
+    uint32_t index = 0;             ///< in m_sides (what a completion notice names)
+    ns3::Time completionLatency;    ///< of this QP's NIC: when its host learns of a completion
   };
   struct SideSinks;
 
@@ -108,6 +112,15 @@ private:
   void Add(Connection& c, ns3::Ptr<ns3::RdmaQueuePair> x, ns3::Ptr<ns3::RdmaQueuePair> y);
   void OnRecvComplete(PendingQueue* queue);
   void OnQpError(Side* side, const std::string& cause);
+  /// \brief A completion or QP error, as a global event every rank runs (see SideSinks): its
+  /// bytes are the kind (kRecvNotice, kErrorNotice), the side's index and, for an error, its cause.
+  static void OnNotice(void* service, uint32_t context, const std::vector<uint8_t>& bytes);
+  /// \brief Tells the host of `side` of a completion or error, its NIC's CompletionLatency from
+  /// now (at once when that is 0, which a run in one partition allows).
+  void Notify(Side* side, uint8_t kind, const std::string& cause);
+  static constexpr uint8_t kRecvNotice = 0;
+  static constexpr uint8_t kErrorNotice = 1;
+  uint32_t m_noticeKind = 0; ///< OnNotice's handler kind
 
   ns3::FabricNetwork& m_net;
   const TransportSpec& m_transport;

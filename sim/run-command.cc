@@ -1,5 +1,6 @@
 // `mrcsim run SCENARIO.json` and `mrcsim validate SCENARIO.json`: a scenario file in, a
 // summary (summary.json), tidy CSVs per transport and a comparison table out.
+#include "sim/mpi-ranks.h"
 #include "sim/cli-args.h"
 #include "sim/commands.h"
 #include "sim/scenario-run.h"
@@ -23,7 +24,9 @@ const char* kRunUsage = R"(usage: mrcsim run SCENARIO.json [--set path=value ...
             SIGHUP stop cleanly and write partial results, marked partial (exit code 3).
   --partitions N: runs each transport's fabric in N partitions, one thread each (default 2, or
             1 for a scenario with outputs.pcap; at most 64); the results are the same for any
-            N (summary.json's wall_clock records N).
+            N (summary.json's wall_clock records N). Under mpirun -np R (or srun): the
+            partitions run on R processes, one per partition unless N says more; rank 0
+            writes the results, which are those of one process with N partitions.
   validate: reads and checks the scenario (keys, types, ranges, references) and builds nothing.
   A scenario with a "sweep" block: run runs the base scenario only; scripts/sweep.py runs the
   sweep's points (in parallel) and aggregates them.
@@ -169,6 +172,13 @@ RunCommand(const std::vector<std::string>& argv)
   options.outDir = args.Value("--out", "results/" + spec.name);
   options.progress = !args.Flag("--quiet");
   options.partitions = partitions;
+  // Across MPI ranks (mpirun -np N), rank 0 reports and writes the results; the others run quietly.
+  const bool reports = !MpiLink() || MpiLink()->Rank() == 0;
+  if (!reports)
+  {
+    options.outDir.clear();
+    options.progress = false;
+  }
   for (int signal : { SIGINT, SIGTERM, SIGHUP })
   {
     struct sigaction action = {};
@@ -177,8 +187,11 @@ RunCommand(const std::vector<std::string>& argv)
     sigaction(signal, &action, nullptr);
   }
   ScenarioResult result = RunScenario(spec, options);
-  PrintTable(spec, result.summary["runs"]);
-  std::cout << "results in " << options.outDir << "/ (summary.json, <transport>/*.csv)\n";
+  if (reports)
+  {
+    PrintTable(spec, result.summary["runs"]);
+    std::cout << "results in " << options.outDir << "/ (summary.json, <transport>/*.csv)\n";
+  }
   return result.partial ? 3 : 0;
 }
 

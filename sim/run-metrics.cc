@@ -52,10 +52,16 @@ PacketLatencyCollector::OnConnection(uint32_t a, uint32_t b)
 nlohmann::json
 PacketLatencyCollector::Summary() const
 {
-  LatencyHistogram all{ 1e-3 };
+  LatencyHistogram local{ 1e-3 };
   for (const LatencyHistogram& h : m_latencyUs)
   {
-    all.Merge(h);
+    local.Merge(h);
+  }
+  // Across MPI ranks, rank 0 merges every rank's (the others' summaries are not written).
+  LatencyHistogram all{ 1e-3 };
+  for (const std::vector<uint8_t>& bytes : ns3::FabricParallelSimulatorImpl::GatherOnRankZero(local.ToBytes()))
+  {
+    all.Merge(LatencyHistogram::FromBytes(bytes, 1e-3));
   }
   nlohmann::json summary = all.Summary();
   summary["histogram"] = all.Buckets();
@@ -77,9 +83,16 @@ RunCounters::Read(const NetworkService& service,
                   ns3::FabricNetwork& net,
                   const EvTransitionCollector& ev)
 {
+  // Across MPI ranks each rank counts what its own nodes did (other ranks' QPs and ports are
+  // idle copies here), then the counts are summed over the ranks.
+  const ns3::FabricParallelSimulatorImpl* sim = ns3::FabricParallelSimulatorImpl::Get();
+  auto local = [sim](uint32_t node) { return !sim || sim->IsLocal(node); };
   RunCounters c;
-  for (const auto& qp : service.AllQps())
+  for (std::size_t i = 0; i < service.AllQps().size(); ++i)
   {
+    const auto& qp = service.AllQps()[i];
+    if (!local(net.GetHost(service.GpuOfQp(i))->GetId()))
+      continue;
     const ns3::RdmaQpCounters q = qp->Counters();
     c.qps.retransmissions += q.retransmissions;
     c.qps.timeouts += q.timeouts;
@@ -91,15 +104,31 @@ RunCounters::Read(const NetworkService& service,
     auto [a, b] = fabric.Ends(id);
     for (auto port : { net.GetPort(a, fabric.Link(id).portA), net.GetPort(b, fabric.Link(id).portB) })
     {
+      if (!local(port->GetNode()->GetId()))
+        continue;
       c.trims += port->TrimmedPackets();
       c.ecnMarks += port->EcnMarkedPackets();
       c.pfcPaused += port->PausedTime();
     }
   }
+  std::vector<uint64_t> sums{ c.qps.retransmissions, c.qps.timeouts,   c.qps.lossProbes,
+                              c.qps.packetsSent,     c.trims,           c.ecnMarks,
+                              static_cast<uint64_t>(c.pfcPaused.GetTimeStep()), ev.Count() };
+  const std::size_t firstDrop = sums.size();
+  for (size_t d = 0; d < static_cast<size_t>(ns3::DropCause::Count); ++d)
+    sums.push_back(net.CountDrops(static_cast<ns3::DropCause>(d)));
+  ns3::FabricParallelSimulatorImpl::SumOverRanks(sums);
+  c.qps.retransmissions = sums[0];
+  c.qps.timeouts = sums[1];
+  c.qps.lossProbes = sums[2];
+  c.qps.packetsSent = sums[3];
+  c.trims = sums[4];
+  c.ecnMarks = sums[5];
+  c.pfcPaused = ns3::TimeStep(sums[6]);
+  c.evTransitions = sums[7];
   c.drops = nlohmann::json::object();
   for (size_t d = 0; d < static_cast<size_t>(ns3::DropCause::Count); ++d)
-    c.drops[ns3::DropCauseName(static_cast<ns3::DropCause>(d))] = net.CountDrops(static_cast<ns3::DropCause>(d));
-  c.evTransitions = ev.Count();
+    c.drops[ns3::DropCauseName(static_cast<ns3::DropCause>(d))] = sums[firstDrop + d];
   c.qpErrors = service.Errors().size();
   return c;
 }

@@ -1,5 +1,7 @@
 #include "sim/scenario-run.h"
 
+#include "sim/mpi-ranks.h"
+
 #include "sim/output-file.h"
 
 #include <chrono>
@@ -83,8 +85,12 @@ RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
     RunOptions transportOptions;
     transportOptions.progress = options.progress;
     transportOptions.deadline = deadline;
-    transportOptions.partitions =
-      options.partitions ? options.partitions : (spec.outputs.pcapLinks.empty() ? kDefaultPartitions : 1);
+    // Across MPI ranks: one partition per rank unless asked for more.
+    const uint32_t ranks = MpiLink() ? MpiLink()->Ranks() : 1;
+    transportOptions.partitions = options.partitions   ? options.partitions
+                                  : ranks > 1          ? ranks
+                                  : spec.outputs.pcapLinks.empty() ? kDefaultPartitions
+                                                                   : 1;
     if (!options.outDir.empty())
     {
       transportOptions.outDir = (out / t.label).string();

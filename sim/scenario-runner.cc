@@ -3,6 +3,8 @@
 // watchdog), collect (sim/run-metrics.h) and write (the summary; the collectors' CSV files).
 #include "sim/scenario-runner.h"
 
+#include "sim/mpi-ranks.h"
+
 #include "sim/eta-estimator.h"
 #include "sim/failure-schedule.h"
 #include "sim/network-service.h"
@@ -201,7 +203,9 @@ Run(const ScenarioSpec& spec,
       outcome.partial = true;
     }
   }
-  outcome.events = Simulator::GetEventCount() - events0;
+  std::vector<uint64_t> events{ Simulator::GetEventCount() - events0 };
+  ns3::FabricParallelSimulatorImpl::SumOverRanks(events); // every rank's
+  outcome.events = events[0];
   outcome.stoppedAt = Simulator::Now();
   sampler.Sample(); // the last, partial interval
   if (!outcome.partial && !AllDone(workloads))
@@ -229,6 +233,9 @@ Partition(const ScenarioSpec& spec, ns3::FabricNetwork& net, uint32_t partitions
   }
   if (partitions == 1)
   {
+    if (MpiLink())
+      throw std::invalid_argument("partitions 1: an MPI run needs a partition per rank at least (" +
+                                  std::to_string(MpiLink()->Ranks()) + " ranks)");
     return 0;
   }
   TimeValue completion;
@@ -242,6 +249,13 @@ Partition(const ScenarioSpec& spec, ns3::FabricNetwork& net, uint32_t partitions
   const uint32_t crossing = net.Partition(partitions);
   FabricParallelSimulatorImpl* sim = FabricParallelSimulatorImpl::Get();
   sim->SetLookahead(std::min(sim->GetLookahead(), completion.Get()));
+  if (RankLink* link = MpiLink())
+  {
+    if (partitions < link->Ranks())
+      throw std::invalid_argument("partitions " + std::to_string(partitions) + ": at least the " +
+                                  std::to_string(link->Ranks()) + " MPI ranks");
+    sim->SetRanks(link);
+  }
   return crossing;
 }
 
@@ -349,6 +363,7 @@ RunTransport(const ScenarioSpec& spec,
   const double seconds = wall.Seconds();
   result.wall = { { "label", transport.label },
                   { "partitions", options.partitions },
+                  { "ranks", FabricParallelSimulatorImpl::Get()->GetRanks() },
                   { "links_between_partitions", crossing },
                   { "seconds", seconds },
                   { "events_per_second", seconds > 0 ? double(outcome.events) / seconds : 0 },

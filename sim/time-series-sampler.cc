@@ -1,5 +1,6 @@
 #include "sim/time-series-sampler.h"
 
+#include "models/engine/fabric-parallel-simulator.h"
 #include "models/fabric/port-queue-config.h"
 
 #include "ns3/simulator.h"
@@ -12,12 +13,22 @@ namespace mrcsim
 namespace
 {
 
+/// \brief Whether `port` runs in this process (across MPI ranks, the others' are idle copies).
+bool
+IsLocal(const ns3::Ptr<ns3::FabricPort>& port)
+{
+  const ns3::FabricParallelSimulatorImpl* sim = ns3::FabricParallelSimulatorImpl::Get();
+  return !sim || sim->IsLocal(port->GetNode()->GetId());
+}
+
 uint64_t
 SumTxBytes(const std::vector<ns3::Ptr<ns3::FabricPort>>& ports)
 {
   uint64_t sum = 0;
   for (const auto& p : ports)
   {
+    if (!IsLocal(p))
+      continue;
     p->CatchUp(); // the port as of now: its getters are pure
     sum += p->TxBytes();
   }
@@ -89,10 +100,35 @@ TimeSeriesSampler::Sample()
     return;
   m_last = now;
   const double timeUs = double(now.GetPicoSeconds()) / 1e6;
+  // The counts, summed over the ranks of a run across processes (a global event: every rank
+  // samples at the same point): per plane, last-hop and uplink bytes; per sampled port, queued
+  // and sent bytes.
+  std::vector<uint64_t> counts;
   for (std::size_t p = 0; p < m_lastHop.size(); ++p)
   {
-    const uint64_t good = SumTxBytes(m_lastHop[p]);
-    const uint64_t up = SumTxBytes(m_up[p]);
+    counts.push_back(SumTxBytes(m_lastHop[p]));
+    counts.push_back(SumTxBytes(m_up[p]));
+  }
+  for (SampledPort& sp : m_ports)
+  {
+    uint64_t queued = 0;
+    uint64_t tx = 0;
+    if (IsLocal(sp.p))
+    {
+      sp.p->CatchUp();
+      for (uint8_t cls = 0; cls < sp.p->QueueConfig()->NumClasses(); ++cls)
+        queued += sp.p->QueueBytes(cls);
+      tx = sp.p->TxBytes();
+    }
+    counts.push_back(queued);
+    counts.push_back(tx);
+  }
+  ns3::FabricParallelSimulatorImpl::SumOverRanks(counts);
+  std::size_t next = 0;
+  for (std::size_t p = 0; p < m_lastHop.size(); ++p)
+  {
+    const uint64_t good = counts[next++];
+    const uint64_t up = counts[next++];
     const double goodput = double(good - m_lastGood[p]) * 8 / dt / 1e9;
     const double utilisation = m_upCapacityBps[p] > 0 ? double(up - m_lastUp[p]) * 8 / dt / m_upCapacityBps[p] : 0.0;
     m_series.timeUs.push_back(timeUs);
@@ -106,11 +142,8 @@ TimeSeriesSampler::Sample()
   }
   for (SampledPort& sp : m_ports)
   {
-    uint64_t queued = 0;
-    sp.p->CatchUp();
-    for (uint8_t cls = 0; cls < sp.p->QueueConfig()->NumClasses(); ++cls)
-      queued += sp.p->QueueBytes(cls);
-    const uint64_t tx = sp.p->TxBytes();
+    const uint64_t queued = counts[next++];
+    const uint64_t tx = counts[next++];
     const double utilisation = double(tx - sp.lastTx) * 8 / dt / sp.rateBps;
     sp.lastTx = tx;
     TimeSeries::Ports& ps = m_series.ports;

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <limits>
 
 namespace ns3
@@ -19,6 +20,52 @@ NS_OBJECT_ENSURE_REGISTERED(FabricParallelSimulatorImpl);
 
 namespace
 {
+/// Destination of a message every other rank gets (ScheduleEverywhere).
+constexpr uint32_t kAllRanks = ~0u;
+/// Types of the messages between ranks (ExchangeRanks).
+constexpr uint8_t kEverywhereMessage = 0; ///< a global event every rank runs
+constexpr uint8_t kRemoteMessage = 1;     ///< an event of a node of the receiving rank
+constexpr uint8_t kBarrierMessage = 2;    ///< handled at the receiving rank's barrier
+
+template<typename T>
+void
+Put(std::vector<uint8_t>& out, T value)
+{
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
+  out.insert(out.end(), bytes, bytes + sizeof value);
+}
+
+template<typename T>
+T
+Take(const std::vector<uint8_t>& in, std::size_t& at)
+{
+  NS_ABORT_MSG_IF(at + sizeof(T) > in.size(), "FabricParallelSimulatorImpl: a message between ranks is cut short");
+  T value;
+  std::memcpy(&value, in.data() + at, sizeof value);
+  at += sizeof value;
+  return value;
+}
+
+/// \brief An event running a handler on bytes that may have come from another rank.
+class HandlerEvent : public EventImpl
+{
+public:
+  HandlerEvent(FabricParallelSimulatorImpl::Handler fn, void* object, uint32_t context, std::vector<uint8_t> bytes)
+    : m_fn(fn)
+    , m_object(object)
+    , m_context(context)
+    , m_bytes(std::move(bytes))
+  {
+  }
+
+private:
+  void Notify() override { m_fn(m_object, m_context, m_bytes); }
+  FabricParallelSimulatorImpl::Handler m_fn;
+  void* m_object;
+  uint32_t m_context;
+  std::vector<uint8_t> m_bytes;
+};
+
 std::vector<FabricParallelSimulatorImpl::ThreadHooks>&
 Hooks()
 {
@@ -26,6 +73,20 @@ Hooks()
   return hooks;
 }
 } // namespace
+
+std::vector<FabricParallelSimulatorImpl::Handler>&
+LoadHandlers()
+{
+  static std::vector<FabricParallelSimulatorImpl::Handler> handlers;
+  return handlers;
+}
+
+uint32_t
+FabricParallelSimulatorImpl::AddHandlerAtLoad(Handler fn)
+{
+  LoadHandlers().push_back(fn);
+  return static_cast<uint32_t>(LoadHandlers().size() - 1);
+}
 
 void
 FabricParallelSimulatorImpl::RegisterThreadHooks(ThreadHooks hooks)
@@ -52,6 +113,10 @@ FabricParallelSimulatorImpl::FabricParallelSimulatorImpl()
   m_parts[0]->currentContext = Simulator::NO_CONTEXT;
   t_current = m_parts[0].get();
   s_active = this;
+  for (Handler fn : LoadHandlers())
+  {
+    m_handlers.push_back(HandlerEntry{ fn, nullptr });
+  }
 }
 
 FabricParallelSimulatorImpl::~FabricParallelSimulatorImpl()
@@ -153,6 +218,10 @@ FabricParallelSimulatorImpl::SetPartitions(uint32_t n)
   m_global.currentOrder = old.currentOrder;
   m_global.events = NewHeap();
   m_parts = std::move(parts);
+  for (uint32_t i = 0; i < n; ++i)
+  {
+    m_parts[i]->local = RankOf(i) == GetRank();
+  }
   t_current = n == 1 ? m_parts[0].get() : &m_global;
   m_redistribute = n > 1;
 }
@@ -188,8 +257,13 @@ FabricParallelSimulatorImpl::Redistribute()
   }
   for (const FabricScheduler::Ordered& ev : pending)
   {
-    Partition& to = PartitionFor(OwnerOf(ev.context));
-    to.events->InsertOrdered(ev.ts, ev.order, ev.context, ev.impl);
+    const uint32_t owner = OwnerOf(ev.context);
+    if (!IsLocalPartition(owner))
+    {
+      ev.impl->Unref(); // another rank's node: that rank has it
+      continue;
+    }
+    PartitionFor(owner).events->InsertOrdered(ev.ts, ev.order, ev.context, ev.impl);
   }
   m_redistribute = false;
 }
@@ -303,8 +377,14 @@ FabricParallelSimulatorImpl::ScheduleForNode(uint32_t context, const Time& delay
                                                                         << ", not the caller's " << p.index);
   const uint64_t ts = p.currentTs + delay.GetTimeStep();
   const uint64_t order = sim->NextOrder(p, context);
+  EventId id = IdOf(event, ts, order);
+  if (!sim->IsLocalPartition(owner))
+  {
+    event->Unref(); // another rank's node: that rank schedules it itself
+    return id;
+  }
   sim->PartitionFor(owner).events->InsertOrdered(ts, order, context, event);
-  return IdOf(event, ts, order);
+  return id;
 }
 
 void
@@ -357,9 +437,19 @@ FabricParallelSimulatorImpl::Route(Partition& p, uint32_t context, const Time& d
   if (owner == p.index || !p.parallel)
   {
     // Our own partition, or one thread running (set-up, a global event, a barrier).
+    if (!IsLocalPartition(owner))
+    {
+      event->Unref(); // another rank's node: that rank schedules it itself (see the file comment)
+      return;
+    }
     PartitionFor(owner).events->InsertOrdered(ts, order, context, event);
     return;
   }
+  NS_ABORT_MSG_IF(m_link && (owner == kGlobal || !IsLocalPartition(owner)),
+                  "FabricParallelSimulatorImpl: an event of node "
+                    << p.currentContext << " schedules "
+                    << (owner == kGlobal ? std::string("a global event") : "an event of node " + std::to_string(context))
+                    << " as a closure, which cannot cross between ranks (ScheduleEverywhere, ScheduleRemote)");
   NS_ABORT_MSG_IF(delay < m_lookahead,
                   "FabricParallelSimulatorImpl: an event of partition "
                     << p.index << " for node " << context << " (partition "
@@ -421,7 +511,14 @@ FabricParallelSimulatorImpl::Remove(const EventId& id)
   {
     found = (*it)->events->RemoveImpl(id.GetTs(), impl);
   }
-  NS_ABORT_MSG_IF(!found, "FabricParallelSimulatorImpl::Remove: the event is not pending in the caller's partition");
+  // Across ranks, an event set-up or a global event scheduled for another rank's node was dropped.
+  NS_ABORT_MSG_IF(!found && !(m_link && !InParallelWindow()),
+                  "FabricParallelSimulatorImpl::Remove: the event is not pending in the caller's partition");
+  if (!found)
+  {
+    impl->Cancel();
+    return;
+  }
   impl->Cancel();
   impl->Unref(); // the scheduler's reference
 }
@@ -512,7 +609,9 @@ FabricParallelSimulatorImpl::GetContext() const
 uint64_t
 FabricParallelSimulatorImpl::GetEventCount() const
 {
-  uint64_t n = m_global.eventCount;
+  // Across ranks, every rank runs the global events: rank 0 counts them (so that the ranks' counts
+  // add up to one process's).
+  uint64_t n = GetRank() == 0 ? m_global.eventCount : 0;
   for (const auto& p : m_parts)
   {
     n += p->eventCount;
@@ -525,8 +624,16 @@ FabricParallelSimulatorImpl::IsFinished() const
 {
   auto empty = [](const Partition& p)
   { return (!p.events || p.events->IsEmpty()) && p.outbox.empty() && p.windowEnd.empty(); };
-  return m_stop.load(std::memory_order_relaxed) ||
-         (empty(m_global) && std::all_of(m_parts.begin(), m_parts.end(), [&](const auto& p) { return empty(*p); }));
+  bool finished = m_stop.load(std::memory_order_relaxed) ||
+                  (empty(m_global) && std::all_of(m_parts.begin(), m_parts.end(), [&](const auto& p) { return empty(*p); }));
+  if (m_link && !InParallelWindow())
+  {
+    // Every rank asks at the same point (a global event, or after the run): finished on all.
+    std::vector<uint64_t> all{ finished ? 1u : 0u };
+    m_link->Reduce(all, true);
+    finished = all[0] == 1;
+  }
+  return finished;
 }
 
 void
@@ -673,22 +780,33 @@ FabricParallelSimulatorImpl::RunParallel()
   }
   m_quit = false;
   m_running = 0;
-  for (uint32_t i = 1; i < m_parts.size(); ++i)
+  // This process's partitions: the first runs on this thread, the others on workers.
+  std::vector<uint32_t> local;
+  for (uint32_t i = 0; i < m_parts.size(); ++i)
   {
-    m_workers.emplace_back(&FabricParallelSimulatorImpl::WorkerLoop, this, i, m_generation);
+    if (m_parts[i]->local)
+    {
+      local.push_back(i);
+    }
+  }
+  NS_ABORT_MSG_IF(local.empty(), "FabricParallelSimulatorImpl: rank " << GetRank() << " has no partition");
+  Partition& first = *m_parts[local[0]];
+  for (std::size_t i = 1; i < local.size(); ++i)
+  {
+    m_workers.emplace_back(&FabricParallelSimulatorImpl::WorkerLoop, this, local[i], m_generation);
   }
   constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
   uint64_t lastGlobal = 0; // time stamp of the last global event run
   while (true)
   {
     Synchronise(m_global.currentTs);
+    if (m_link)
+    {
+      ExchangeRanks();
+    }
     if (m_foreignPending.load(std::memory_order_relaxed))
     {
       TakeForeign();
-    }
-    if (m_stop.load(std::memory_order_relaxed))
-    {
-      break;
     }
     uint64_t next = kNone;
     for (const auto& p : m_parts)
@@ -701,6 +819,21 @@ FabricParallelSimulatorImpl::RunParallel()
       {
         next = std::min(next, m_global.currentTs); // work left for the end of a window from now
       }
+    }
+    if (m_link)
+    {
+      // One reduction: the earliest event of any rank, and whether any rank stops.
+      std::vector<uint64_t> agreed{ next, m_stop.load(std::memory_order_relaxed) ? 0u : 1u };
+      m_link->Reduce(agreed, true);
+      next = agreed[0];
+      if (agreed[1] == 0)
+      {
+        m_stop.store(true, std::memory_order_relaxed);
+      }
+    }
+    if (m_stop.load(std::memory_order_relaxed))
+    {
+      break;
     }
     const uint64_t global = m_global.events->IsEmpty() ? kNone : m_global.events->PeekNextTs();
     if (next == kNone && global == kNone)
@@ -718,18 +851,18 @@ FabricParallelSimulatorImpl::RunParallel()
     {
       std::lock_guard<std::mutex> lock(m_mutex);
       m_windowEnd = end;
-      m_running = static_cast<uint32_t>(m_parts.size() - 1);
+      m_running = static_cast<uint32_t>(m_workers.size());
       ++m_generation;
     }
     m_wake.notify_all();
-    t_current = m_parts[0].get();
-    RunUntil(*m_parts[0], end);
+    t_current = &first;
+    RunUntil(first, end);
     const auto idle = std::chrono::steady_clock::now();
     {
       std::unique_lock<std::mutex> lock(m_mutex);
       m_done.wait(lock, [this] { return m_running == 0; });
     }
-    m_parts[0]->waitSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - idle).count();
+    first.waitSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - idle).count();
     ++m_windows;
     // Between windows the clock on this thread reads the end of the last window; after the
     // run, the time of the last event.
@@ -742,8 +875,235 @@ FabricParallelSimulatorImpl::RunParallel()
   {
     last = std::max(last, p->currentTs);
   }
+  if (m_link)
+  {
+    std::vector<uint64_t> latest{ kNone - last }; // the latest over the ranks, as a minimum
+    m_link->Reduce(latest, true);
+    last = kNone - latest[0];
+  }
   m_global.currentTs = last;
 }
+
+void
+FabricParallelSimulatorImpl::SetRanks(RankLink* link)
+{
+  NS_ABORT_MSG_IF(!m_workers.empty() || InParallelWindow(), "FabricParallelSimulatorImpl::SetRanks: while running");
+  NS_ABORT_MSG_IF(link && link->Ranks() > m_parts.size(),
+                  "FabricParallelSimulatorImpl::SetRanks: " << link->Ranks() << " ranks need at least as many "
+                                                            << "partitions (" << m_parts.size() << ")");
+  m_link = link && link->Ranks() > 1 ? link : nullptr;
+  for (uint32_t i = 0; i < m_parts.size(); ++i)
+  {
+    m_parts[i]->local = RankOf(i) == GetRank();
+  }
+  m_redistribute = m_parts.size() > 1;
+}
+
+void
+FabricParallelSimulatorImpl::SumOverRanks(std::vector<uint64_t>& values)
+{
+  FabricParallelSimulatorImpl* sim = s_active;
+  if (sim && sim->m_link)
+  {
+    NS_ABORT_MSG_IF(InParallelWindow(), "FabricParallelSimulatorImpl::SumOverRanks: inside a window");
+    sim->m_link->Reduce(values, false);
+  }
+}
+
+std::vector<std::vector<uint8_t>>
+FabricParallelSimulatorImpl::GatherOnRankZero(std::vector<uint8_t> bytes)
+{
+  FabricParallelSimulatorImpl* sim = s_active;
+  if (!sim || !sim->m_link)
+  {
+    return { std::move(bytes) };
+  }
+  std::vector<std::vector<uint8_t>> out(sim->m_link->Ranks());
+  if (sim->GetRank() != 0)
+  {
+    out[0] = std::move(bytes);
+  }
+  std::vector<std::vector<uint8_t>> in = sim->m_link->Exchange(out);
+  if (sim->GetRank() != 0)
+  {
+    return {};
+  }
+  in[0] = std::move(bytes);
+  return in;
+}
+
+uint32_t
+FabricParallelSimulatorImpl::AddHandler(Handler fn, void* object)
+{
+  m_handlers.push_back(HandlerEntry{ fn, object });
+  return static_cast<uint32_t>(m_handlers.size() - 1);
+}
+
+EventImpl*
+FabricParallelSimulatorImpl::MakeHandlerEvent(uint32_t kind, uint32_t context, std::vector<uint8_t> bytes)
+{
+  NS_ABORT_MSG_IF(kind >= m_handlers.size(), "FabricParallelSimulatorImpl: no handler of kind " << kind);
+  return new HandlerEvent(m_handlers[kind].fn, m_handlers[kind].object, context, std::move(bytes));
+}
+
+void
+FabricParallelSimulatorImpl::PutMessage(std::vector<uint8_t>& out,
+                                        uint32_t rank,
+                                        uint8_t type,
+                                        uint32_t kind,
+                                        uint32_t context,
+                                        uint64_t ts,
+                                        uint64_t order,
+                                        const std::vector<uint8_t>& bytes)
+{
+  Put(out, rank);
+  Put(out, type);
+  Put(out, kind);
+  Put(out, context);
+  Put(out, ts);
+  Put(out, order);
+  Put(out, static_cast<uint32_t>(bytes.size()));
+  out.insert(out.end(), bytes.begin(), bytes.end());
+}
+
+void
+FabricParallelSimulatorImpl::ScheduleEverywhere(uint32_t kind, const Time& delay, std::vector<uint8_t> bytes)
+{
+  FabricParallelSimulatorImpl* sim = s_active;
+  NS_ABORT_MSG_IF(!sim, "FabricParallelSimulatorImpl::ScheduleEverywhere: another simulator implementation runs");
+  NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "FabricParallelSimulatorImpl::ScheduleEverywhere: negative delay");
+  Partition& p = *t_current;
+  const uint64_t ts = p.currentTs + delay.GetTimeStep();
+  const uint64_t order = sim->NextOrder(p, Simulator::NO_CONTEXT);
+  if (!p.parallel)
+  {
+    // Set-up or a global event: every rank schedules it itself.
+    sim->PartitionFor(sim->OwnerOf(Simulator::NO_CONTEXT))
+      .events->InsertOrdered(ts, order, Simulator::NO_CONTEXT,
+                             sim->MakeHandlerEvent(kind, Simulator::NO_CONTEXT, std::move(bytes)));
+    return;
+  }
+  NS_ABORT_MSG_IF(delay < sim->m_lookahead,
+                  "FabricParallelSimulatorImpl: a global event of node " << p.currentContext << " is " << delay
+                                                                          << " ahead, less than the lookahead "
+                                                                          << sim->m_lookahead);
+  if (sim->m_link)
+  {
+    PutMessage(p.toRanks, kAllRanks, kEverywhereMessage, kind, Simulator::NO_CONTEXT, ts, order, bytes);
+  }
+  p.outbox.push_back(Partition::Remote{ kGlobal, Simulator::NO_CONTEXT, ts, order,
+                                        sim->MakeHandlerEvent(kind, Simulator::NO_CONTEXT, std::move(bytes)) });
+}
+
+void
+FabricParallelSimulatorImpl::ScheduleRemote(uint32_t kind, uint32_t context, const Time& delay, std::vector<uint8_t> bytes)
+{
+  FabricParallelSimulatorImpl* sim = s_active;
+  if (!sim)
+  {
+    // Another simulator implementation: one process, handlers registered at load time only.
+    NS_ABORT_MSG_IF(kind >= LoadHandlers().size(),
+                    "FabricParallelSimulatorImpl::ScheduleRemote: kind " << kind << " is not registered at load time");
+    Simulator::ScheduleWithContext(context, delay, new HandlerEvent(LoadHandlers()[kind], nullptr, context, std::move(bytes)));
+    return;
+  }
+  Partition& p = *t_current;
+  const uint32_t owner = sim->OwnerOf(context);
+  const uint64_t order = sim->NextOrder(p, context);
+  if (sim->IsLocalPartition(owner) || !p.parallel)
+  {
+    // Here (Route checks the lookahead), or set-up or a global event (Route drops it on ranks
+    // other than the node's).
+    sim->Route(p, context, delay, order, sim->MakeHandlerEvent(kind, context, std::move(bytes)));
+    return;
+  }
+  NS_ABORT_MSG_IF(delay < sim->m_lookahead,
+                  "FabricParallelSimulatorImpl: an event of node " << p.currentContext << " for node " << context
+                                                                   << " on another rank is " << delay
+                                                                   << " ahead, less than the lookahead "
+                                                                   << sim->m_lookahead);
+  PutMessage(p.toRanks, sim->RankOf(owner), kRemoteMessage, kind, context, p.currentTs + delay.GetTimeStep(), order,
+             bytes);
+}
+
+void
+FabricParallelSimulatorImpl::SendToRank(uint32_t kind, uint32_t context, std::vector<uint8_t> bytes)
+{
+  FabricParallelSimulatorImpl* sim = s_active;
+  NS_ABORT_MSG_IF(!sim || InParallelWindow(), "FabricParallelSimulatorImpl::SendToRank: from a barrier task only");
+  const uint32_t rank = sim->RankOf(sim->OwnerOf(context));
+  if (rank == sim->GetRank())
+  {
+    sim->m_handlers.at(kind).fn(sim->m_handlers[kind].object, context, bytes);
+    return;
+  }
+  PutMessage(sim->m_barrierToRanks, rank, kBarrierMessage, kind, context, 0, 0, bytes);
+}
+
+void
+FabricParallelSimulatorImpl::ExchangeRanks()
+{
+  const uint32_t me = GetRank();
+  std::vector<std::vector<uint8_t>> out(m_link->Ranks());
+  // Strips each message's destination and appends it to its rank's (every other rank's for
+  // kAllRanks), keeping the order: partitions in order, then the barrier's.
+  auto split = [&](std::vector<uint8_t>& from)
+  {
+    std::size_t at = 0;
+    while (at < from.size())
+    {
+      const uint32_t rank = Take<uint32_t>(from, at);
+      const std::size_t start = at;
+      at += sizeof(uint8_t) + 3 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
+      std::size_t lenAt = at - sizeof(uint32_t);
+      const uint32_t len = Take<uint32_t>(from, lenAt);
+      at += len;
+      for (uint32_t r = 0; r < out.size(); ++r)
+      {
+        if (r != me && (rank == kAllRanks || rank == r))
+        {
+          out[r].insert(out[r].end(), from.begin() + start, from.begin() + at);
+        }
+      }
+    }
+    from.clear();
+  };
+  for (auto& p : m_parts)
+  {
+    split(p->toRanks);
+  }
+  split(m_barrierToRanks);
+  const std::vector<std::vector<uint8_t>> in = m_link->Exchange(out);
+  t_current = &m_global;
+  for (const std::vector<uint8_t>& from : in)
+  {
+    std::size_t at = 0;
+    while (at < from.size())
+    {
+      const auto type = Take<uint8_t>(from, at);
+      const auto kind = Take<uint32_t>(from, at);
+      const auto context = Take<uint32_t>(from, at);
+      const auto ts = Take<uint64_t>(from, at);
+      const auto order = Take<uint64_t>(from, at);
+      const auto len = Take<uint32_t>(from, at);
+      NS_ABORT_MSG_IF(at + len > from.size(), "FabricParallelSimulatorImpl: a message between ranks is cut short");
+      std::vector<uint8_t> bytes(from.begin() + at, from.begin() + at + len);
+      at += len;
+      if (type == kBarrierMessage)
+      {
+        m_global.currentContext = kTaskContext;
+        m_handlers.at(kind).fn(m_handlers[kind].object, context, bytes);
+        m_global.currentContext = Simulator::NO_CONTEXT;
+        continue;
+      }
+      const uint32_t owner = type == kEverywhereMessage ? kGlobal : OwnerOf(context);
+      NS_ABORT_MSG_IF(!IsLocalPartition(owner), "FabricParallelSimulatorImpl: rank " << me << " got an event of node "
+                                                                                    << context << " of another rank");
+      PartitionFor(owner).events->InsertOrdered(ts, order, context, MakeHandlerEvent(kind, context, std::move(bytes)));
+    }
+  }
+}
+
 
 void
 FabricParallelSimulatorImpl::TakeForeign()
@@ -758,8 +1118,10 @@ FabricParallelSimulatorImpl::TakeForeign()
   const Partition& now = *t_current;
   for (const Foreign& f : events)
   {
-    const uint64_t order =
-      (f.context == Simulator::NO_CONTEXT ? kGlobalClass : kFromGlobalClass) | m_globalSeq++;
+    // Across ranks only this rank takes them: numbered apart from the global events every rank
+    // runs (after those of the same time stamp), so that the ranks' global sequences stay equal.
+    const uint64_t seq = m_link ? uint64_t(1) << (kSeqBits + kSourceBits - 1) | m_foreignSeq++ : m_globalSeq++;
+    const uint64_t order = (f.context == Simulator::NO_CONTEXT ? kGlobalClass : kFromGlobalClass) | seq;
     PartitionFor(OwnerOf(f.context))
       .events->InsertOrdered(now.currentTs + f.delay.GetTimeStep(), order, f.context, f.impl);
   }

@@ -47,9 +47,20 @@
 // DefaultSimulatorImpl: the event joins the run between two events (between two windows when
 // partitions > 1), `delay` after the simulated time then, as a global event's would.
 //
-// Leaves out: partitioning across processes (MPI), dynamic load balancing, other calls from
-// threads other than the simulator's, more than 2^24 - 2 nodes, more than 2^38 events scheduled
-// by one node.
+// Across processes (ranks, SetRanks with a RankLink, e.g. MPI's): every rank builds the whole
+// scenario and runs the same global events (the state they touch is replicated), but only its own
+// partitions' events; the events set-up or a global event schedules for another rank's nodes are
+// dropped there (that rank schedules its own). At each window's end the ranks exchange what
+// crosses between them, as bytes: frames on links between ranks (SendToRank), events for another
+// rank's node (ScheduleRemote) and global events a node schedules (ScheduleEverywhere: every rank
+// runs them, at the same time and in the same order), each made from its bytes by a handler
+// registered in the same order on every rank (AddHandler). An event closure cannot cross: a node
+// event that schedules one for another rank, or a global one, aborts the run, naming both. The
+// partitions run in the same order and with the same keys as in one process, so a run in 2 ranks
+// gives the results of one process with 2 partitions, bit for bit.
+//
+// Leaves out: dynamic load balancing, other calls from threads other than the simulator's, more
+// than 2^24 - 2 nodes, more than 2^38 events scheduled by one node.
 // Select it with GlobalValue "SimulatorImplementationType" = "ns3::FabricParallelSimulatorImpl",
 // then SetPartitions, SetPartitionOf and SetLookahead before scheduling (FabricNetwork::Partition
 // does all three for a fabric).
@@ -74,6 +85,21 @@
 
 namespace ns3
 {
+
+/// \brief What a run across processes needs of its transport between them (MPI's in the runner;
+/// the engine knows no MPI). Every rank calls every method at the same point of the run.
+class RankLink
+{
+public:
+  virtual ~RankLink() = default;
+  virtual uint32_t Rank() const = 0;
+  virtual uint32_t Ranks() const = 0;
+  /// \brief Sends out[r] to rank r (out[Rank()] is empty) and returns, by rank, what each sent
+  /// this one.
+  virtual std::vector<std::vector<uint8_t>> Exchange(const std::vector<std::vector<uint8_t>>& out) = 0;
+  /// \brief Element-wise minimum (min) or sum (!min) of `values` over the ranks, in place.
+  virtual void Reduce(std::vector<uint64_t>& values, bool min) = 0;
+};
 
 /// \brief Conservative, window-synchronised parallel simulator (see the file comment).
 class FabricParallelSimulatorImpl : public SimulatorImpl
@@ -101,6 +127,43 @@ public:
   /// when partitions > 1).
   void SetLookahead(Time lookahead);
   Time GetLookahead() const { return m_lookahead; }
+  /// \brief Runs this process as rank link->Rank() of link->Ranks() (see the file comment):
+  /// partition i runs on rank i * Ranks() / GetPartitions(), so the partitions must be at least
+  /// the ranks. Before scheduling anything; the link must outlive the run.
+  void SetRanks(RankLink* link);
+  uint32_t GetRank() const { return m_link ? m_link->Rank() : 0; }
+  uint32_t GetRanks() const { return m_link ? m_link->Ranks() : 1; }
+  /// \brief Whether events of node `context` run in this process.
+  bool IsLocal(uint32_t context) const { return RankOf(GetPartitionOf(context)) == GetRank(); }
+  /// \brief Element-wise sum over the ranks of `values`, in place (nothing with one rank). From
+  /// set-up, a global event or after the run: every rank must call it at the same point.
+  static void SumOverRanks(std::vector<uint64_t>& values);
+  /// \brief Per-rank bytes to rank 0: returns every rank's `bytes` on rank 0 (by rank), nothing
+  /// elsewhere. After the run; every rank must call it.
+  static std::vector<std::vector<uint8_t>> GatherOnRankZero(std::vector<uint8_t> bytes);
+
+  /// \brief What makes an event from bytes sent between ranks: fn(object, context, bytes), run
+  /// as the event (or, for SendToRank, at the barrier).
+  using Handler = void (*)(void* object, uint32_t context, const std::vector<uint8_t>& bytes);
+  /// \brief Registers a handler on this simulator; returns its kind. Every rank must register
+  /// the same handlers in the same order (at set-up).
+  uint32_t AddHandler(Handler fn, void* object);
+  /// \brief Registers a handler of every simulator made from now on (at load time: static
+  /// initialisation, so that every rank's kinds agree); its object is null.
+  static uint32_t AddHandlerAtLoad(Handler fn);
+  /// \brief A global event, `delay` from now, running handler `kind` on `bytes` on every rank
+  /// (see the file comment). From a node's event or set-up; with any other simulator, a global
+  /// event here.
+  static void ScheduleEverywhere(uint32_t kind, const Time& delay, std::vector<uint8_t> bytes);
+  /// \brief An event of node `context`, `delay` from now (at least a lookahead when the node is
+  /// in another partition), running handler `kind` on `bytes` on the node's rank. With any other
+  /// simulator, Simulator::ScheduleWithContext (of a handler registered at load time).
+  static void ScheduleRemote(uint32_t kind, uint32_t context, const Time& delay, std::vector<uint8_t> bytes);
+  /// \brief From a barrier task: runs handler `kind` on `bytes` at this window's barrier on the
+  /// rank of node `context` (at once if it is this one). Messages from one rank arrive in the
+  /// order sent.
+  static void SendToRank(uint32_t kind, uint32_t context, std::vector<uint8_t> bytes);
+
   /// \brief Windows run so far (one per synchronisation of the partitions).
   uint64_t GetWindows() const { return m_windows; }
   /// \brief Wall-clock seconds partition `i` spent waiting for the others at window ends (a
@@ -189,6 +252,7 @@ private:
   {
     uint32_t index = 0;
     bool parallel = false; ///< one of several partitions, each on a thread of its own
+    bool local = true;     ///< runs in this process (see SetRanks)
     Ptr<FabricScheduler> events;
     uint64_t currentTs = 0;
     uint64_t currentOrder = 0; ///< of the event running or run last (IsExpired)
@@ -205,6 +269,8 @@ private:
       EventImpl* impl;
     };
     std::vector<Remote> outbox;
+    /// Events for other ranks (ScheduleRemote, ScheduleEverywhere), sent at the window's end.
+    std::vector<uint8_t> toRanks;
     struct Task
     {
       BarrierTask fn;
@@ -252,6 +318,27 @@ private:
   static inline FabricParallelSimulatorImpl* s_active = nullptr;
 
   Partition& PartitionFor(uint32_t index) { return index == kGlobal ? m_global : *m_parts[index]; }
+  uint32_t RankOf(uint32_t partition) const
+  {
+    return m_link ? static_cast<uint32_t>(uint64_t(partition) * m_link->Ranks() / m_parts.size()) : 0;
+  }
+  /// \brief Whether partition `index` (or the global one) runs here.
+  bool IsLocalPartition(uint32_t index) const { return index == kGlobal || m_parts[index]->local; }
+  /// \brief An event that runs handler `kind` on `bytes`.
+  EventImpl* MakeHandlerEvent(uint32_t kind, uint32_t context, std::vector<uint8_t> bytes);
+  /// \brief Appends one message for another rank to `out` (see ExchangeRanks).
+  static void PutMessage(std::vector<uint8_t>& out,
+                         uint32_t rank,
+                         uint8_t type,
+                         uint32_t kind,
+                         uint32_t context,
+                         uint64_t ts,
+                         uint64_t order,
+                         const std::vector<uint8_t>& bytes);
+  /// \brief Sends every partition's and the barrier's messages to their ranks and takes in
+  /// theirs (one thread, all partitions stopped).
+  void ExchangeRanks();
+
   /// \brief The partitions, then the global one.
   std::vector<Partition*> AllPartitions();
   /// \brief The partition that owns events of `context` (the global one for NO_CONTEXT when
@@ -277,6 +364,14 @@ private:
 
   std::vector<std::unique_ptr<Partition>> m_parts;
   Partition m_global;
+  RankLink* m_link = nullptr; ///< null: one process
+  struct HandlerEntry
+  {
+    Handler fn;
+    void* object;
+  };
+  std::vector<HandlerEntry> m_handlers;
+  std::vector<uint8_t> m_barrierToRanks; ///< SendToRank's messages of this window
   std::vector<uint32_t> m_partitionOf; ///< by context (node id)
   Time m_lookahead;
   ObjectFactory m_schedulerFactory;
@@ -285,6 +380,7 @@ private:
   uint64_t m_windows = 0;
   bool m_redistribute = false; ///< pending events may sit in the wrong partition
   uint64_t m_globalSeq = 0;    ///< sequence of events scheduled by set-up and global events
+  uint64_t m_foreignSeq = 0;   ///< sequence of other threads' events across ranks (TakeForeign)
   std::vector<uint64_t> m_nodeSeq; ///< sequence of events each node scheduled, by context
   /// Events scheduled by threads other than the simulator's, waiting for TakeForeign.
   struct Foreign

@@ -94,8 +94,16 @@ private:
   DeliverEvent& DeliverEventOf(uint8_t dir);
   void Drop(const FabricFrame& frame, DropCause cause);
   bool DrawLoss(uint8_t dir);
-  /// \brief At a window's end: moves direction `dir`'s handed-over frames to the wire.
+  /// \brief At a window's end: moves direction `dir`'s handed-over frames to the wire (or, when
+  /// the receiving end runs on another rank, sends them there as bytes).
   static void HandOver(void* channel, uint32_t dir);
+  /// \brief Frames direction `dir` of a link sends to another rank: link id, direction, arrival,
+  /// EtherType, inner header kind and the frame as its bytes (ToPacket, serialised with its tags).
+  void SendAcross(uint8_t dir, const FabricFrame& frame, Time arrival);
+  /// \brief The handler of SendAcross's bytes on the receiving rank (at its barrier).
+  static void ReceiveAcross(void* unused, uint32_t context, const std::vector<uint8_t>& bytes);
+  /// \brief ReceiveAcross's handler kind (registered at load time).
+  static const uint32_t s_acrossKind;
 
   // The members a frame's transmission and arrival touch come first: the object's first cache
   // line (the class is line-aligned), then its direction's line, which the arrival event lists

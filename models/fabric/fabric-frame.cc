@@ -239,7 +239,7 @@ ToPacket(const FabricFrame& f)
 }
 
 FramePtr
-FromPacket(Ptr<const Packet> packet, uint16_t protocol)
+FromPacket(Ptr<const Packet> packet, uint16_t protocol, int innerKind)
 {
   FramePtr f = FramePtr::Make(true); // big: it may hold anything
   Ptr<Packet> p = packet->Copy();
@@ -278,7 +278,7 @@ FromPacket(Ptr<const Packet> packet, uint16_t protocol)
   // is room for one, so MRC's RETH on middle and last packets is read as payload).
   const uint8_t op = f->opcode;
   const uint32_t afterBth = udp.GetLength() - RoceUdpHeader::kSize - RoceBthHeader::kSize;
-  f->inner = FrameInners::KindAfter(op, afterBth);
+  f->inner = innerKind >= 0 ? static_cast<uint8_t>(innerKind) : FrameInners::KindAfter(op, afterBth);
   NS_ABORT_MSG_IF(udp.GetLength() < RoceUdpHeader::kSize + RoceBthHeader::kSize + f->InnerBytes(),
                   "FromPacket: UDP length " << udp.GetLength() << " too short for opcode 0x" << std::hex << int(op));
   f->payloadBytes = static_cast<uint16_t>(afterBth - f->InnerBytes());

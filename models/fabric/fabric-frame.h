@@ -367,8 +367,10 @@ struct FrameInnerOf<PfcPauseHeader>
 Ptr<Packet> ToPacket(const FabricFrame& frame);
 
 /// \brief Reads a packet of the header classes back into a frame. Aborts, naming what it met,
-/// on what a frame cannot hold (an SRH, a non-UDP next header, a non-GPU source).
-FramePtr FromPacket(Ptr<const Packet> packet, uint16_t protocol);
+/// on what a frame cannot hold (an SRH, a non-UDP next header, a non-GPU source). The inner
+/// header's kind is `innerKind` when given (as a receiver knows it from its QP's transport: MRC
+/// carries a RETH on every packet), else the one registered for the opcode.
+FramePtr FromPacket(Ptr<const Packet> packet, uint16_t protocol, int innerKind = -1);
 
 } // namespace ns3
 

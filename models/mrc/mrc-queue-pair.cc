@@ -4,6 +4,7 @@
 // mrc-loss-detector.cc and mrc-receiver.cc.
 #include "models/mrc/mrc-queue-pair.h"
 
+#include "models/engine/fabric-parallel-simulator.h"
 #include "models/fabric/fabric-packet.h"
 #include "models/mrc/nscc-congestion-control.h"
 #include "models/mrc/round-robin-ev-selector.h"
@@ -14,11 +15,13 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/node-list.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace ns3
 {
@@ -280,10 +283,28 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
   }
   if (m_peer)
   {
-    // An event of the peer's node: in a parallel run it may be in another partition.
-    Simulator::ScheduleWithContext(
-      m_peer->NodeId(), m_portStatusDelay, &MrcQueuePair::PeerPortStateChanged, m_peer, m_nic->PlaneOfPort(port), up);
+    // An event of the peer's node, which may run in another partition or on another rank: it
+    // goes as bytes (the peer's QP number, the plane, the state).
+    const uint32_t notice[3] = { m_peer->GetQpn(), static_cast<uint32_t>(m_nic->PlaneOfPort(port)), up ? 1u : 0u };
+    std::vector<uint8_t> bytes(sizeof notice);
+    std::memcpy(bytes.data(), notice, sizeof notice);
+    FabricParallelSimulatorImpl::ScheduleRemote(s_portNoticeKind, m_peer->NodeId(), m_portStatusDelay, std::move(bytes));
   }
+}
+
+const uint32_t MrcQueuePair::s_portNoticeKind =
+  FabricParallelSimulatorImpl::AddHandlerAtLoad(&MrcQueuePair::ReceivePortNotice);
+
+void
+MrcQueuePair::ReceivePortNotice(void*, uint32_t context, const std::vector<uint8_t>& bytes)
+{
+  uint32_t notice[3];
+  NS_ABORT_MSG_IF(bytes.size() != sizeof notice, "MrcQueuePair: a port notice of " << bytes.size() << " bytes");
+  std::memcpy(notice, bytes.data(), sizeof notice);
+  Ptr<RdmaNic> nic = NodeList::GetNode(context)->GetObject<RdmaNic>();
+  Ptr<MrcQueuePair> qp = nic ? DynamicCast<MrcQueuePair>(nic->GetQueuePair(notice[0])) : nullptr;
+  NS_ABORT_MSG_IF(!qp, "MrcQueuePair: a port notice for no MRC QP " << notice[0] << " on node " << context);
+  qp->PeerPortStateChanged(static_cast<int>(notice[1]), notice[2] != 0);
 }
 
 void

@@ -81,6 +81,10 @@ public:
   void PortStateChanged(uint16_t port, bool up) override;
   /// \brief The peer's NIC port of `plane` went down or up (a port-status message arrived).
   void PeerPortStateChanged(int plane, bool up);
+  /// \brief PeerPortStateChanged of the QP a port notice names, on node `context` (the
+  /// handler of ScheduleRemote's bytes).
+  static void ReceivePortNotice(void* unused, uint32_t context, const std::vector<uint8_t>& bytes);
+  static const uint32_t s_portNoticeKind;
   /// \brief Marks assumed bad this QP's usable EVs of NIC port `port` whose SRv6 paths start
   /// with `prefix` (what a QP of the NIC learnt), and resends what is in flight on them;
   /// returns how many.

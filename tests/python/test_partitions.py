@@ -88,3 +88,31 @@ def test_packet_captures_run_in_one_partition(mrcsim, tmp_path):
     p = subprocess.run([mrcsim, "run", scenario, "--partitions", "2", "--out", str(tmp_path / "two"), "--quiet"],
                        capture_output=True, text=True)
     assert p.returncode != 0 and "/outputs/pcap" in p.stderr, p.stderr
+
+
+def mpirun(ranks, *args):
+    """`mpirun -np RANKS ARGS` with Open MPI (installed by scripts/setup.sh), as root if need be."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1")
+    return subprocess.run(["mpirun", "-np", str(ranks), *args], capture_output=True, text=True, env=env)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_two_mpi_ranks_give_the_results_of_two_partitions(mrcsim, scenario, tmp_path):
+    # Two processes (ns-3's MPI module) running one partition each: frames between them cross as
+    # bytes, completions as global events every rank runs; rank 0 writes what one process with two
+    # partitions writes, byte for byte (event counts included).
+    threads = run(mrcsim, scenario, 2, tmp_path / "threads")
+    p = mpirun(2, mrcsim, "run", os.path.join(ROOT, scenario), "--out", str(tmp_path / "mpi"), "--quiet")
+    assert p.returncode in (0, 3), p.stdout + p.stderr  # 3: a run that stopped early, as with threads
+    with open(tmp_path / "mpi" / "summary.json") as f:
+        ranks = json.load(f)
+    assert [w["ranks"] for w in ranks["wall_clock"]] == [2] * len(ranks["runs"])
+    assert [w["partitions"] for w in ranks["wall_clock"]] == [2] * len(ranks["runs"])
+    assert_same_results(tmp_path / "threads", threads, tmp_path / "mpi", ranks, "in 2 MPI ranks")
+
+
+def test_mpi_ranks_need_a_partition_each(mrcsim, tmp_path):
+    p = mpirun(2, mrcsim, "run", os.path.join(ROOT, SCENARIOS[0]), "--partitions", "1", "--out", str(tmp_path),
+               "--quiet")
+    assert p.returncode != 0 and "partition per rank" in p.stdout + p.stderr, p.stdout + p.stderr
