@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include <unistd.h>
@@ -77,10 +78,12 @@ main(int argc, char** argv)
   ns3::Time::SetResolution(ns3::Time::PS);
   std::string command = argv[1];
   std::vector<std::string> args(argv + 2, argv + argc);
+  // Under mpirun or srun: MPI runs while the command does (sim/mpi-ranks.h); an error on one rank
+  // ends them all (the others may be waiting for it).
+  std::unique_ptr<mrcsim::MpiSession> mpi;
   try
   {
-    // Under mpirun or srun: MPI runs while the command does (sim/mpi-ranks.h).
-    mrcsim::MpiSession mpi(&argc, &argv);
+    mpi = std::make_unique<mrcsim::MpiSession>(&argc, &argv);
     if (command == "topo")
       return mrcsim::TopoCommand(args);
     if (command == "bench")
@@ -105,16 +108,19 @@ main(int argc, char** argv)
   catch (const mrcsim::UsageError& e)
   {
     std::cerr << "mrcsim: " << e.what() << "\n" << kUsage;
+    mrcsim::AbortRanks(2);
     return 2;
   }
   catch (const mrcsim::SpecError& e)
   {
     std::cerr << "mrcsim: error: " << e.what() << "\n";
+    mrcsim::AbortRanks(1);
     return 1;
   }
   catch (const std::exception& e)
   {
     std::cerr << "mrcsim: error: " << e.what() << "\n";
+    mrcsim::AbortRanks(1);
     return 1;
   }
 }

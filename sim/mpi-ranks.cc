@@ -103,6 +103,13 @@ MpiLink()
   return g_link.get();
 }
 
+void
+AbortRanks(int code)
+{
+  if (g_link)
+    MPI_Abort(ns3::MpiInterface::GetCommunicator(), code);
+}
+
 #else
 
 MpiSession::MpiSession(int*, char***)
@@ -118,6 +125,11 @@ ns3::RankLink*
 MpiLink()
 {
   return nullptr;
+}
+
+void
+AbortRanks(int)
+{
 }
 
 #endif

@@ -28,6 +28,10 @@ public:
 /// runs alone.
 ns3::RankLink* MpiLink();
 
+/// \brief Ends every rank of an MPI run with exit code `code` (MPI_Abort: the others may wait in
+/// a collective for this one); nothing when the process runs alone.
+void AbortRanks(int code);
+
 } // namespace mrcsim
 
 #endif

@@ -46,20 +46,20 @@ NetworkService::Notify(Side* side, uint8_t kind, const std::string& cause)
 {
   // The workloads' state is shared by all GPUs: the host's reaction runs as a global event (alone,
   // between a parallel run's windows; on every rank of a run across processes), which is why a
-  // parallel run needs a positive CompletionLatency of at least its lookahead.
-  if (!side->completionLatency.IsStrictlyPositive())
+  // parallel run needs a positive CompletionLatency of at least its lookahead. With none (one
+  // partition), a receive completes at once; an error stays an event of its own, as the QP fails
+  // in the middle of its own work.
+  if (kind == kRecvNotice && !side->completionLatency.IsStrictlyPositive())
   {
-    if (kind == kRecvNotice)
-      OnRecvComplete(side->peer->sent);
-    else
-      OnQpError(side, cause);
+    OnRecvComplete(side->peer->sent);
     return;
   }
   std::vector<uint8_t> bytes(1 + sizeof side->index + cause.size());
   bytes[0] = kind;
   std::memcpy(bytes.data() + 1, &side->index, sizeof side->index);
   std::memcpy(bytes.data() + 1 + sizeof side->index, cause.data(), cause.size());
-  ns3::FabricParallelSimulatorImpl::ScheduleEverywhere(m_noticeKind, side->completionLatency, std::move(bytes));
+  ns3::FabricParallelSimulatorImpl::ScheduleEverywhere(side->qp->NodeId(), m_noticeKind, side->completionLatency,
+                                                       std::move(bytes));
 }
 
 void

@@ -192,7 +192,9 @@ RunCommand(const std::vector<std::string>& argv)
     PrintTable(spec, result.summary["runs"]);
     std::cout << "results in " << options.outDir << "/ (summary.json, <transport>/*.csv)\n";
   }
-  return result.partial ? 3 : 0;
+  // Rank 0's exit code is the run's (another rank's non-zero code would make mpirun stop rank 0,
+  // perhaps while it writes).
+  return result.partial && reports ? 3 : 0;
 }
 
 } // namespace mrcsim

@@ -71,6 +71,11 @@ PacketLatencyCollector::Summary() const
 void
 EvTransitionCollector::OnQp(Ptr<ns3::RdmaQueuePair> qp)
 {
+  // Across MPI ranks, only the QP's own rank counts (a global event that fails a port changes the
+  // idle copies of the others' QPs too).
+  const ns3::FabricParallelSimulatorImpl* sim = ns3::FabricParallelSimulatorImpl::Get();
+  if (sim && !sim->IsLocal(qp->NodeId()))
+    return;
   // Connects only where the QP's type has the trace source (false, and nothing, elsewhere).
   qp->TraceConnectWithoutContext("EvState", ns3::MakeBoundCallback(&CountEvTransition, &m_count));
 }

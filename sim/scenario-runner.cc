@@ -20,6 +20,7 @@
 #include "ns3/config.h"
 #include "ns3/core-module.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -121,6 +122,28 @@ MakeWorkloads(const ScenarioSpec& spec, const IdealModel& ideal)
   return workloads;
 }
 
+/// \brief The watchdog's reason to stop (empty: none) agreed by all ranks of an MPI run: a stop
+/// one rank's watchdog made stops them all (the engine agrees on it), so every rank reports it.
+std::string
+AgreedStopReason(const std::string& local)
+{
+  if (!MpiLink())
+    return local;
+  const std::vector<std::string> reasons{ "wall_time limit",        "interrupted (SIGINT)", "interrupted (SIGTERM)",
+                                          "interrupted (SIGHUP)", "interrupted" };
+  std::vector<uint64_t> seen(reasons.size(), 0);
+  if (!local.empty())
+  {
+    const auto it = std::find(reasons.begin(), reasons.end(), local);
+    seen[it == reasons.end() ? reasons.size() - 1 : it - reasons.begin()] = 1;
+  }
+  ns3::FabricParallelSimulatorImpl::SumOverRanks(seen);
+  for (std::size_t i = 0; i < reasons.size(); ++i)
+    if (seen[i] > 0)
+      return reasons[i];
+  return std::string();
+}
+
 /// How a run ended.
 struct RunOutcome
 {
@@ -197,9 +220,10 @@ Run(const ScenarioSpec& spec,
                                               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                 std::chrono::duration<double>(spec.stop.wallTimeS)));
     Simulator::Run();
-    if (!watchdog.Reason().empty())
+    const std::string reason = AgreedStopReason(watchdog.Reason());
+    if (!reason.empty())
     {
-      outcome.stopReason = watchdog.Reason();
+      outcome.stopReason = reason;
       outcome.partial = true;
     }
   }

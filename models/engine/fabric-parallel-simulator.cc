@@ -355,6 +355,10 @@ FabricParallelSimulatorImpl::DeferToWindowEndOf(uint32_t context, BarrierTask fn
   NS_ABORT_MSG_IF(!IsParallel(), "FabricParallelSimulatorImpl::DeferToWindowEndOf: not a parallel run");
   const uint32_t owner = sim->OwnerOf(context);
   NS_ABORT_MSG_IF(owner == kGlobal, "FabricParallelSimulatorImpl::DeferToWindowEndOf: an event of no node");
+  if (!sim->IsLocalPartition(owner))
+  {
+    return; // another rank's node (an idle copy here, touched by a global event)
+  }
   NS_ABORT_MSG_IF(InParallelWindow() && owner != t_current->index,
                   "FabricParallelSimulatorImpl::DeferToWindowEndOf: node " << context << " is in partition " << owner
                                                                            << ", not the caller's " << t_current->index);
@@ -378,7 +382,7 @@ FabricParallelSimulatorImpl::ScheduleForNode(uint32_t context, const Time& delay
   const uint64_t ts = p.currentTs + delay.GetTimeStep();
   const uint64_t order = sim->NextOrder(p, context);
   EventId id = IdOf(event, ts, order);
-  if (!sim->IsLocalPartition(owner))
+  if (sim->m_link && !sim->IsLocalPartition(owner))
   {
     event->Unref(); // another rank's node: that rank schedules it itself
     return id;
@@ -437,7 +441,7 @@ FabricParallelSimulatorImpl::Route(Partition& p, uint32_t context, const Time& d
   if (owner == p.index || !p.parallel)
   {
     // Our own partition, or one thread running (set-up, a global event, a barrier).
-    if (!IsLocalPartition(owner))
+    if (m_link && !IsLocalPartition(owner))
     {
       event->Unref(); // another rank's node: that rank schedules it itself (see the file comment)
       return;
@@ -811,6 +815,10 @@ FabricParallelSimulatorImpl::RunParallel()
     uint64_t next = kNone;
     for (const auto& p : m_parts)
     {
+      if (!p->local)
+      {
+        continue; // another rank's (empty here)
+      }
       if (!p->events->IsEmpty())
       {
         next = std::min(next, p->events->PeekNextTs());
@@ -829,6 +837,10 @@ FabricParallelSimulatorImpl::RunParallel()
       if (agreed[1] == 0)
       {
         m_stop.store(true, std::memory_order_relaxed);
+      }
+      else
+      {
+        m_stop.store(false, std::memory_order_relaxed); // decided together: none stopped
       }
     }
     if (m_stop.load(std::memory_order_relaxed))
@@ -967,22 +979,37 @@ FabricParallelSimulatorImpl::PutMessage(std::vector<uint8_t>& out,
 }
 
 void
-FabricParallelSimulatorImpl::ScheduleEverywhere(uint32_t kind, const Time& delay, std::vector<uint8_t> bytes)
+FabricParallelSimulatorImpl::ScheduleEverywhere(uint32_t node, uint32_t kind, const Time& delay, std::vector<uint8_t> bytes)
 {
   FabricParallelSimulatorImpl* sim = s_active;
   NS_ABORT_MSG_IF(!sim, "FabricParallelSimulatorImpl::ScheduleEverywhere: another simulator implementation runs");
   NS_ABORT_MSG_IF(delay.IsStrictlyNegative(), "FabricParallelSimulatorImpl::ScheduleEverywhere: negative delay");
   Partition& p = *t_current;
   const uint64_t ts = p.currentTs + delay.GetTimeStep();
-  const uint64_t order = sim->NextOrder(p, Simulator::NO_CONTEXT);
   if (!p.parallel)
   {
-    // Set-up or a global event: every rank schedules it itself.
+    // Set-up or a global event (one partition: any event): only node's rank has its true state,
+    // so only that rank schedules it, numbered by the node as if the node had (the node's
+    // partition is stopped), and sends it to the others at the next exchange.
+    if (sim->m_link && !sim->IsLocal(node))
+    {
+      return;
+    }
+    const uint64_t order = p.currentContext == Simulator::NO_CONTEXT || p.currentContext == kTaskContext
+                             ? kGlobalClass | uint64_t(node + 1) << kSeqBits | sim->NodeSeq(node)++
+                             : sim->NextOrder(p, Simulator::NO_CONTEXT);
+    if (sim->m_link)
+    {
+      PutMessage(sim->m_barrierToRanks, kAllRanks, kEverywhereMessage, kind, Simulator::NO_CONTEXT, ts, order, bytes);
+    }
     sim->PartitionFor(sim->OwnerOf(Simulator::NO_CONTEXT))
       .events->InsertOrdered(ts, order, Simulator::NO_CONTEXT,
                              sim->MakeHandlerEvent(kind, Simulator::NO_CONTEXT, std::move(bytes)));
     return;
   }
+  NS_ABORT_MSG_IF(p.currentContext != node && sim->OwnerOf(node) != p.index,
+                  "FabricParallelSimulatorImpl::ScheduleEverywhere: node " << node << " is not in partition " << p.index);
+  const uint64_t order = sim->NextOrder(p, Simulator::NO_CONTEXT);
   NS_ABORT_MSG_IF(delay < sim->m_lookahead,
                   "FabricParallelSimulatorImpl: a global event of node " << p.currentContext << " is " << delay
                                                                           << " ahead, less than the lookahead "
@@ -1114,14 +1141,22 @@ FabricParallelSimulatorImpl::TakeForeign()
     events.swap(m_foreign);
     m_foreignPending.store(false, std::memory_order_relaxed);
   }
+  if (m_link)
+  {
+    // Across ranks only this rank has them: they run at once, between windows, and may only
+    // stop the run, which the ranks then agree on (RunParallel).
+    for (const Foreign& f : events)
+    {
+      f.impl->Invoke();
+      f.impl->Unref();
+    }
+    return;
+  }
   // Numbered as a global event's (a node's counter stays as the node's own events left it).
   const Partition& now = *t_current;
   for (const Foreign& f : events)
   {
-    // Across ranks only this rank takes them: numbered apart from the global events every rank
-    // runs (after those of the same time stamp), so that the ranks' global sequences stay equal.
-    const uint64_t seq = m_link ? uint64_t(1) << (kSeqBits + kSourceBits - 1) | m_foreignSeq++ : m_globalSeq++;
-    const uint64_t order = (f.context == Simulator::NO_CONTEXT ? kGlobalClass : kFromGlobalClass) | seq;
+    const uint64_t order = (f.context == Simulator::NO_CONTEXT ? kGlobalClass : kFromGlobalClass) | m_globalSeq++;
     PartitionFor(OwnerOf(f.context))
       .events->InsertOrdered(now.currentTs + f.delay.GetTimeStep(), order, f.context, f.impl);
   }

@@ -45,7 +45,9 @@
 //
 // Other threads (a watchdog's, say) may call ScheduleWithContext, as with ns-3's
 // DefaultSimulatorImpl: the event joins the run between two events (between two windows when
-// partitions > 1), `delay` after the simulated time then, as a global event's would.
+// partitions > 1), `delay` after the simulated time then, as a global event's would. Across
+// ranks, such an event runs at once at the next window's end of its rank only, and may only stop
+// the run (Simulator::Stop), which every rank then does at the same point.
 //
 // Across processes (ranks, SetRanks with a RankLink, e.g. MPI's): every rank builds the whole
 // scenario and runs the same global events (the state they touch is replicated), but only its own
@@ -57,7 +59,10 @@
 // registered in the same order on every rank (AddHandler). An event closure cannot cross: a node
 // event that schedules one for another rank, or a global one, aborts the run, naming both. The
 // partitions run in the same order and with the same keys as in one process, so a run in 2 ranks
-// gives the results of one process with 2 partitions, bit for bit.
+// gives the results of one process with 2 partitions, bit for bit. A global event that changes
+// another rank's node here changes an idle copy: whatever the copy reports (traces, notices) must
+// be left to the node's rank (ScheduleEverywhere does; trace sinks check IsLocal). Outside
+// windows, IsFinished is a collective: every rank must call it at the same point.
 //
 // Leaves out: dynamic load balancing, other calls from threads other than the simulator's, more
 // than 2^24 - 2 nodes, more than 2^38 events scheduled by one node.
@@ -135,6 +140,8 @@ public:
   uint32_t GetRanks() const { return m_link ? m_link->Ranks() : 1; }
   /// \brief Whether events of node `context` run in this process.
   bool IsLocal(uint32_t context) const { return RankOf(GetPartitionOf(context)) == GetRank(); }
+  /// \brief IsLocal of the running simulator (true with any other simulator, or one process).
+  static bool RunsHere(uint32_t context) { return !s_active || !s_active->m_link || s_active->IsLocal(context); }
   /// \brief Element-wise sum over the ranks of `values`, in place (nothing with one rank). From
   /// set-up, a global event or after the run: every rank must call it at the same point.
   static void SumOverRanks(std::vector<uint64_t>& values);
@@ -151,10 +158,12 @@ public:
   /// \brief Registers a handler of every simulator made from now on (at load time: static
   /// initialisation, so that every rank's kinds agree); its object is null.
   static uint32_t AddHandlerAtLoad(Handler fn);
-  /// \brief A global event, `delay` from now, running handler `kind` on `bytes` on every rank
-  /// (see the file comment). From a node's event or set-up; with any other simulator, a global
-  /// event here.
-  static void ScheduleEverywhere(uint32_t kind, const Time& delay, std::vector<uint8_t> bytes);
+  /// \brief A global event node `node` causes, `delay` from now (at least a lookahead from inside
+  /// a window), running handler `kind` on `bytes` on every rank (see the file comment). From the
+  /// node's event; or from set-up or a global event touching the node's state (a link failure
+  /// failing a QP, say), where only the node's rank schedules it, numbered by the node, and
+  /// sends it to the others at the next window's end. Needs this simulator.
+  static void ScheduleEverywhere(uint32_t node, uint32_t kind, const Time& delay, std::vector<uint8_t> bytes);
   /// \brief An event of node `context`, `delay` from now (at least a lookahead when the node is
   /// in another partition), running handler `kind` on `bytes` on the node's rank. With any other
   /// simulator, Simulator::ScheduleWithContext (of a handler registered at load time).

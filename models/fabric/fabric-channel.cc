@@ -296,8 +296,7 @@ void
 FabricChannel::HandOver(void* channel, uint32_t dir)
 {
   auto* self = static_cast<FabricChannel*>(channel);
-  const FabricParallelSimulatorImpl* sim = FabricParallelSimulatorImpl::Get();
-  const bool remote = sim && !sim->IsLocal(self->m_dirs[dir].context);
+  const bool remote = !FabricParallelSimulatorImpl::RunsHere(self->m_dirs[dir].context);
   self->m_handover->Release(static_cast<uint8_t>(dir),
                             [self, dir, remote](FramePtr frame, Time arrival)
                             {

@@ -50,6 +50,8 @@ public:
   /// \brief Binds the QP to its NIC and its peer (remote GPU and QP number).
   void Bind(RdmaNic* nic, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn);
   uint32_t GetQpn() const { return m_qpn; }
+  /// \brief Id of the node this QP's NIC is in.
+  uint32_t NodeId() const;
   uint32_t GetRemoteGpu() const { return m_remoteGpu; }
   uint32_t GetRemoteQpn() const { return m_remoteQpn; }
 
@@ -93,8 +95,6 @@ protected:
   {
     return FabricParallelSimulatorImpl::ScheduleForNode(NodeId(), delay, MakeEvent(mem, obj));
   }
-  /// \brief Id of the node this QP's NIC is in.
-  uint32_t NodeId() const;
 
   RdmaNic* m_nic = nullptr;
   uint32_t m_qpn = 0;
