@@ -380,6 +380,10 @@ private:
     void* object;
   };
   std::vector<HandlerEntry> m_handlers;
+  /// The thread hooks registered (RegisterThreadHooks).
+  static std::vector<ThreadHooks>& Hooks();
+  /// The handlers registered at load time (AddHandlerAtLoad), which every simulator starts with.
+  static std::vector<Handler>& LoadHandlers();
   std::vector<uint8_t> m_barrierToRanks; ///< SendToRank's messages of this window
   std::vector<uint32_t> m_partitionOf; ///< by context (node id)
   Time m_lookahead;
