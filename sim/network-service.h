@@ -67,8 +67,6 @@ public:
   }
 
   const std::vector<ns3::Ptr<ns3::RdmaQueuePair>>& AllQps() const { return m_qps; }
-  /// \brief The GPU of AllQps()[i] (the one its peer QP sends to).
-  uint32_t GpuOfQp(std::size_t i) const { return m_sides[i].peer->qp->GetRemoteGpu(); }
   /// \brief "QP n: cause" of every QP that went into error, in order.
   const std::vector<std::string>& Errors() const { return m_errors; }
   /// \brief Messages that failed: some part was posted on (or waiting on) a QP in error.

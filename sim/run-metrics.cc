@@ -93,10 +93,9 @@ RunCounters::Read(const NetworkService& service,
   const ns3::FabricParallelSimulatorImpl* sim = ns3::FabricParallelSimulatorImpl::Get();
   auto local = [sim](uint32_t node) { return !sim || sim->IsLocal(node); };
   RunCounters c;
-  for (std::size_t i = 0; i < service.AllQps().size(); ++i)
+  for (const auto& qp : service.AllQps())
   {
-    const auto& qp = service.AllQps()[i];
-    if (!local(net.GetHost(service.GpuOfQp(i))->GetId()))
+    if (!local(qp->NodeId()))
       continue;
     const ns3::RdmaQpCounters q = qp->Counters();
     c.qps.retransmissions += q.retransmissions;

@@ -11,19 +11,27 @@ namespace mrcsim
 
 std::atomic<int> g_stopSignal{ 0 };
 
+const std::vector<std::string>&
+WatchdogReasons()
+{
+  static const std::vector<std::string> reasons{ "wall_time limit", "interrupted (SIGINT)", "interrupted (SIGTERM)",
+                                                 "interrupted (SIGHUP)", "interrupted" };
+  return reasons;
+}
+
 std::string
 InterruptReason()
 {
   switch (g_stopSignal.load())
   {
   case SIGINT:
-    return "interrupted (SIGINT)";
+    return WatchdogReasons()[1];
   case SIGTERM:
-    return "interrupted (SIGTERM)";
+    return WatchdogReasons()[2];
   case SIGHUP:
-    return "interrupted (SIGHUP)";
+    return WatchdogReasons()[3];
   default:
-    return "interrupted";
+    return WatchdogReasons()[4];
   }
 }
 
@@ -58,7 +66,7 @@ RunWatchdog::Watch()
     if (g_interrupted)
       reason = InterruptReason();
     else if (std::chrono::steady_clock::now() >= m_deadline)
-      reason = "wall_time limit";
+      reason = WatchdogReasons()[0];
     else
       continue;
     // Scheduled while holding the lock, so never after the destructor began: the event runs at

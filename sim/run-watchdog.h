@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace mrcsim
 {
@@ -43,6 +44,10 @@ private:
 
 /// \brief "interrupted (SIGINT)" for the signal that set g_interrupted (0: "interrupted").
 std::string InterruptReason();
+
+/// \brief Every reason a watchdog may give, most telling first (ranks of an MPI run agree on one
+/// by its index here).
+const std::vector<std::string>& WatchdogReasons();
 
 } // namespace mrcsim
 

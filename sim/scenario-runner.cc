@@ -129,8 +129,7 @@ AgreedStopReason(const std::string& local)
 {
   if (!MpiLink())
     return local;
-  const std::vector<std::string> reasons{ "wall_time limit",        "interrupted (SIGINT)", "interrupted (SIGTERM)",
-                                          "interrupted (SIGHUP)", "interrupted" };
+  const std::vector<std::string>& reasons = WatchdogReasons();
   std::vector<uint64_t> seen(reasons.size(), 0);
   if (!local.empty())
   {

@@ -393,7 +393,6 @@ private:
   uint64_t m_windows = 0;
   bool m_redistribute = false; ///< pending events may sit in the wrong partition
   uint64_t m_globalSeq = 0;    ///< sequence of events scheduled by set-up and global events
-  uint64_t m_foreignSeq = 0;   ///< sequence of other threads' events across ranks (TakeForeign)
   std::vector<uint64_t> m_nodeSeq; ///< sequence of events each node scheduled, by context
   /// Events scheduled by threads other than the simulator's, waiting for TakeForeign.
   struct Foreign
