@@ -2,23 +2,16 @@
 # The sanitizer job (scripts/test.sh --sanitize): builds the unit tests and mrcsim with
 # AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer (-DMRCSIM_SANITIZE=ON) into
 # build-sanitize/, runs the unit tests (all but one timing test), the CLI tests and a few small
-# scenarios, and fails on any test failure or sanitizer report. Needs the packages
-# scripts/setup.sh installs (it runs setup.sh when one is missing). MRCSIM_SANITIZE_JOBS sets how
+# scenarios, and fails on any test failure or sanitizer report. Runs scripts/setup.sh --deps-only
+# first (packages and ns-3, nothing more when they are there). MRCSIM_SANITIZE_JOBS sets how
 # many compilers, and then how many test processes, run at once (default: every core);
 # MRCSIM_SANITIZE_FUZZ=1 adds the fuzz corpus.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 
-# What configuring and building needs (a subset of setup.sh's list: the Python module is not
-# built, but its find_package calls still run at configure).
-for p in build-essential cmake libns3-dev libgsl-dev libxml2-dev libpython3.11-dev libboost-graph-dev \
-  nlohmann-json3-dev catch2 pybind11-dev; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    "$here/scripts/setup.sh"
-    break
-  fi
-done
+# The packages and ns-3 (deps/) that configuring and building need; the release tree is not built.
+"$here/scripts/setup.sh" --deps-only
 
 build="$here/build-sanitize"
 jobs="${MRCSIM_SANITIZE_JOBS:-$(nproc 2>/dev/null || echo 2)}"

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the project needs (only those missing), then configures and
-# builds a Release tree into build/. Idempotent: a second run only rebuilds what changed.
+# Installs the Debian packages the project needs (only those missing) and ns-3 into deps/, then
+# configures and builds a Release tree into build/. Idempotent: a second run only rebuilds what
+# changed. --deps-only stops after the packages and ns-3 (the sanitizer job builds a tree of its
+# own). The packages below are the whole set a fresh Debian bookworm machine needs: the build
+# reads nothing else (scripts/check_hermetic.py checks it after a build, CTest's hermetic-build).
+#   scripts/setup.sh [--deps-only]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -68,5 +72,8 @@ if [ ! -f "$ns3_prefix/lib/cmake/ns3/ns3Config.cmake" ]; then
   rm -rf "$src"
 fi
 
+if [ "${1:-}" = "--deps-only" ]; then
+  exit 0
+fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/python3 >/dev/null
 cmake --build build -j "$jobs"

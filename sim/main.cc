@@ -5,7 +5,6 @@
 #include "topologies/json-reader.h"
 
 #include "ns3/nstime.h"
-#include "ns3/version-defines.h"
 
 #include <malloc.h>
 
@@ -95,7 +94,7 @@ main(int argc, char** argv)
     if (command == "--version" || command == "version")
     {
       // The same string as summary.json's "version" and the Python module's __version__.
-      std::cout << "mrcsim " << MRCSIM_VERSION << " (ns-3 " << NS3_VERSION_MAJOR << "." << NS3_VERSION_MINOR << ")\n";
+      std::cout << "mrcsim " << MRCSIM_VERSION << " (ns-3 " << MRCSIM_NS3_VERSION << ")\n";
       return 0;
     }
     if (command == "--help" || command == "help")
