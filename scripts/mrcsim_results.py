@@ -157,6 +157,7 @@ class Messages(View):
     failed = _optional("failed", 0)
     time_us = _key("time_us", wrap=Stats)
     slowdown = _key("slowdown", wrap=Stats)
+    fair_slowdown = _optional("fair_slowdown", None, wrap=Stats)  # time over fair time
 
 
 class Counters(View):
@@ -213,6 +214,7 @@ class Run(View):
     partial = property(lambda self: bool(self.raw.get("partial")), doc='"partial"')
     stop_reason = _optional("stop_reason", None)
     completion_us = _key("completion_us")  # None when nothing completed
+    fair_us = _optional("fair_us", None)  # fair-share reference; None when not computed
     stopped_at_us = _optional("stopped_at_us", 0)
     events = _key("events")
     messages = _key("messages", wrap=Messages)

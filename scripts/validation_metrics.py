@@ -159,3 +159,31 @@ def counter(runs, run, transport, counter):
         return runs[run].transport(transport).counters.lookup(counter)
     except KeyError:
         raise MetricError(f"the summary has no counter {counter!r}")
+
+
+@metric("x fair")
+def fair_ratio(runs, run, transport):
+    """The transport's completion over its fair-share reference (summary: completion_us / fair_us):
+    how far its congestion control is from max-min fair sharing of the paths the run used."""
+    r = runs[run].transport(transport)
+    if r.fair_us is None:
+        raise MetricError(f"{transport}: no fair-share reference ({r.raw.get('fair_reference', {}).get('not_computed', '')})")
+    return r.completion_us / r.fair_us
+
+
+@metric("x fair")
+def message_fair_slowdown(runs, run, transport, workload=None, stat="max"):
+    """Messages' times over their fair-share times (messages.csv: time_us / fair_us; stat max or
+    mean)."""
+    rows = messages(runs, run, transport, workload)
+    if any(not r["fair_us"] for r in rows):
+        raise MetricError(f"{transport}: messages without a fair-share time")
+    return statistic([float(r["time_us"]) / float(r["fair_us"]) for r in rows], stat)
+
+
+@metric("")
+def timeouts_without_drops(runs, run, transport):
+    """Retransmission timeouts when nothing was dropped (summary: counters), else 0: with no
+    packet lost, every timeout is spurious."""
+    counters = runs[run].transport(transport).counters
+    return 0 if counters.lookup("drops") > 0 else counters.lookup("timeouts")

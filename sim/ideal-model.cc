@@ -68,8 +68,7 @@ MakeIdealModel(const FabricRouting& routing, uint32_t mtu)
   paths->headerWireBytes = double(ns3::FabricHeaderBytes() + framingValue.Get());
   m.wireOverhead = (double(mtu) + paths->headerWireBytes) / double(mtu);
   ns3::TimeValue value;
-  ns3::CreateObject<ns3::FabricSwitch>()->GetAttribute("ForwardingLatency", value);
-  paths->switchLatencyS = value.Get().GetSeconds();
+  paths->switchLatencyS = ns3::FabricSwitch::DefaultForwardingLatency().GetSeconds();
   auto nic = ns3::CreateObject<ns3::RdmaNic>();
   nic->GetAttribute("TxLatency", value);
   paths->nicLatencyS = value.Get().GetSeconds();

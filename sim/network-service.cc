@@ -95,6 +95,14 @@ NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<v
     done();
     Progressed();
   };
+  if (m_fair)
+  {
+    // Here, in the workload's event, which every rank runs: the reference is the same on all.
+    std::vector<std::pair<ns3::RdmaQueuePair*, uint64_t>> parts;
+    for (const auto& [side, partBytes] : Writes(c, src, bytes))
+      parts.emplace_back(ns3::PeekPointer(side->qp), partBytes);
+    m_fair->AddMessage(src, dst, bytes, ns3::Simulator::Now(), parts);
+  }
   if (post.IsStrictlyPositive())
   {
     ns3::Simulator::Schedule(post,
@@ -105,11 +113,10 @@ NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<v
   Post(c, src, bytes, std::move(done));
 }
 
-void
-NetworkService::Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done)
+std::vector<std::pair<NetworkService::Side*, uint64_t>>
+NetworkService::Writes(Connection& c, uint32_t src, uint64_t bytes)
 {
-  const bool forward = src == c.a;
-  auto& senders = forward ? c.aSide : c.bSide;
+  auto& senders = src == c.a ? c.aSide : c.bSide;
   // RoCEv2 with several QPs per connection: the message is split evenly over them (as NCCL
   // splits over channels) and completes with its last part; a part above the largest RDMA write
   // is posted as several writes.
@@ -122,6 +129,13 @@ NetworkService::Post(Connection& c, uint32_t src, uint64_t bytes, std::function<
       writes.emplace_back(senders[i], kMaxRdmaWriteBytes);
     writes.emplace_back(senders[i], part);
   }
+  return writes;
+}
+
+void
+NetworkService::Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done)
+{
+  const std::vector<std::pair<Side*, uint64_t>> writes = Writes(c, src, bytes);
   auto fail = [this]
   {
     --m_outstanding;

@@ -6,6 +6,7 @@
 #ifndef MRCSIM_SIM_NETWORK_SERVICE_H
 #define MRCSIM_SIM_NETWORK_SERVICE_H
 
+#include "sim/fair-reference.h"
 #include "sim/scenario-spec.h"
 #include "sim/workload.h"
 
@@ -66,6 +67,10 @@ public:
       m_onProgress();
   }
 
+  /// \brief Tells `fair` (which must outlive the service's messages) of every message posted
+  /// from now on, with the QPs that carry its parts (sim/fair-reference.h).
+  void SetFairReference(FairReference* fair) { m_fair = fair; }
+
   const std::vector<ns3::Ptr<ns3::RdmaQueuePair>>& AllQps() const { return m_qps; }
   /// \brief "QP n: cause" of every QP that went into error, in order.
   const std::vector<std::string>& Errors() const { return m_errors; }
@@ -106,6 +111,9 @@ private:
   };
 
   void Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done);
+  /// The writes a message from `src` is posted as: its parts over the sender's QPs, each split
+  /// at the largest RDMA write.
+  std::vector<std::pair<Side*, uint64_t>> Writes(Connection& c, uint32_t src, uint64_t bytes);
   Connection& Get(uint32_t src, uint32_t dst);
   void Add(Connection& c, ns3::Ptr<ns3::RdmaQueuePair> x, ns3::Ptr<ns3::RdmaQueuePair> y);
   void OnRecvComplete(PendingQueue* queue);
@@ -129,6 +137,7 @@ private:
   std::vector<std::string> m_errors;
   std::function<void()> m_onProgress;
   std::vector<ConnectionObserver*> m_observers;
+  FairReference* m_fair = nullptr;
   uint64_t m_outstanding = 0;
   uint64_t m_failedMessages = 0;
 };

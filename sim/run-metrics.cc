@@ -162,12 +162,12 @@ CompletionTables::CompletionTables(const std::string& outDir)
     m_collectivesCsv << "workload,algorithm,group,iteration,ranks,bytes,start_us,end_us,time_us,ideal_us,slowdown,"
                         "algbw_gbps,busbw_gbps\n";
     m_messagesCsv.Open(outDir + "/messages.csv");
-    m_messagesCsv << "workload,src,dst,bytes,posted_us,done_us,time_us,ideal_us,slowdown\n";
+    m_messagesCsv << "workload,src,dst,bytes,posted_us,done_us,time_us,ideal_us,slowdown,fair_us\n";
   }
 }
 
 void
-CompletionTables::Add(const Workload& w)
+CompletionTables::Add(const Workload& w, FairReference* fair)
 {
   LatencyHistogram timeUs;
   double idealSum = 0;
@@ -214,17 +214,26 @@ CompletionTables::Add(const Workload& w)
   for (const MessageRecord& m : w.Messages())
   {
     ++m_messages;
+    // Claimed for every message, done or not, so that equal messages keep their order.
+    const std::optional<double> fairS = fair ? fair->TakeMessageTimeS(m) : std::nullopt;
     if (m.done.IsZero())
       continue;
     ++m_messagesDone;
     const double t = (m.done - m.posted).GetSeconds();
     m_messageUs.Add(t * 1e6);
     m_slowdown.Add(m.idealS > 0 ? t / m.idealS : 0);
+    if (fairS && *fairS > 0)
+      m_fairSlowdown.Add(t / *fairS);
     m_lastDone = std::max(m_lastDone, m.done);
     if (msgCsv.IsOpen())
+    {
       msgCsv << m.workload << "," << m.src << "," << m.dst << "," << m.bytes << "," << m.posted.GetSeconds() * 1e6
              << "," << m.done.GetSeconds() * 1e6 << "," << t * 1e6 << "," << m.idealS * 1e6 << ","
-             << (m.idealS > 0 ? t / m.idealS : 0) << "\n";
+             << (m.idealS > 0 ? t / m.idealS : 0) << ",";
+      if (fairS) // empty where the reference was not computed or the pair had no path
+        msgCsv << *fairS * 1e6;
+      msgCsv << "\n";
+    }
   }
   m_gpuIdle += w.GpuIdle();
 }
@@ -246,7 +255,8 @@ CompletionTables::Messages(uint64_t failed) const
            { "completed", m_messagesDone },
            { "failed", failed },
            { "time_us", m_messageUs.Summary() },
-           { "slowdown", m_slowdown.Summary() } };
+           { "slowdown", m_slowdown.Summary() },
+           { "fair_slowdown", m_fairSlowdown.Summary() } };
 }
 
 } // namespace mrcsim

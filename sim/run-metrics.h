@@ -91,8 +91,9 @@ public:
   /// \param outDir the transport's results directory; empty: no files. Opens the files now
   ///   (throws std::runtime_error if they cannot be created).
   explicit CompletionTables(const std::string& outDir);
-  /// \brief Adds one workload's records (rows of the CSV files included).
-  void Add(const Workload& w);
+  /// \brief Adds one workload's records (rows of the CSV files included), with each message's
+  /// fair-share time from `fair` when it has one (sim/fair-reference.h).
+  void Add(const Workload& w, FairReference* fair = nullptr);
   /// \brief Puts the CSV files in place (throws std::runtime_error if a write failed).
   void Commit();
 
@@ -109,6 +110,7 @@ private:
   nlohmann::json m_collectives = nlohmann::json::array();
   LatencyHistogram m_messageUs;
   LatencyHistogram m_slowdown{ 1e-6 };
+  LatencyHistogram m_fairSlowdown{ 1e-6 }; ///< time over fair time, messages that have one
   uint64_t m_messages = 0;
   uint64_t m_messagesDone = 0;
   ns3::Time m_lastDone;

@@ -317,6 +317,8 @@ RunTransport(const ScenarioSpec& spec,
   const TransportType& type = TransportTypes().Get(transport.type);
   type.configureFabric(FabricPolicyContext{ net, userSet, ideal });
   NetworkService service(net, transport);
+  FairReference fair(net, ideal);
+  service.SetFairReference(&fair);
   PacketLatencyCollector packetLatency(net, options.partitions);
   EvTransitionCollector evTransitions;
   service.AddObserver(&packetLatency);
@@ -342,9 +344,10 @@ RunTransport(const ScenarioSpec& spec,
   const RunOutcome outcome = Run(spec, transport, options, service, workloads, sampler, wall);
 
   // ---- collect ----------------------------------------------------------------------------------
+  fair.Compute();
   CompletionTables tables(options.outDir);
   for (auto& w : workloads)
-    tables.Add(*w);
+    tables.Add(*w, &fair);
   const RunCounters counters = RunCounters::Read(service, *fabric, net, evTransitions);
 
   // ---- write ------------------------------------------------------------------------------------
@@ -366,6 +369,10 @@ RunTransport(const ScenarioSpec& spec,
     // A run in which nothing completed has no completion time (null rather than 0).
     { "completion_us",
       tables.LastDone().IsZero() ? nlohmann::json(nullptr) : nlohmann::json(tables.LastDone().GetSeconds() * 1e6) },
+    // When the last message would have completed with the links shared max-min fairly on the
+    // paths this run used (sim/fair-reference.h): null when not computed.
+    { "fair_us", fair.LastCompletionS() ? nlohmann::json(*fair.LastCompletionS() * 1e6) : nlohmann::json(nullptr) },
+    { "fair_reference", fair.Summary() },
     { "stopped_at_us", outcome.stoppedAt.GetSeconds() * 1e6 },
     { "events", outcome.events },
     { "collectives", tables.Collectives() },

@@ -35,6 +35,24 @@ ParsePower(JsonReader r)
   return p;
 }
 
+/// link_delay_ns sets every link; gpu_link_delay_ns and fabric_link_delay_ns one class each.
+LinkDelays
+ParseDelays(JsonReader& r, LinkDelays d)
+{
+  if (r.Has("link_delay_ns"))
+  {
+    for (const char* key : { "gpu_link_delay_ns", "fabric_link_delay_ns" })
+      if (r.Has(key))
+        r.Fail(key, "give either link_delay_ns (every link) or gpu_link_delay_ns and fabric_link_delay_ns (each "
+                    "class), not both");
+    d.gpuNs = d.fabricNs = static_cast<uint32_t>(r.Int("link_delay_ns", 0, kMaxLinkDelayNs));
+    return d;
+  }
+  d.gpuNs = static_cast<uint32_t>(r.Int("gpu_link_delay_ns", 0, kMaxLinkDelayNs, d.gpuNs));
+  d.fabricNs = static_cast<uint32_t>(r.Int("fabric_link_delay_ns", 0, kMaxLinkDelayNs, d.fabricNs));
+  return d;
+}
+
 } // namespace
 
 FabricSpec
@@ -53,9 +71,13 @@ ParseFabricSpec(JsonReader& r)
         "t1_per_plane",
         "switch_ports",
         "link_delay_ns",
+        "gpu_link_delay_ns",
+        "fabric_link_delay_ns",
         "nic_port_planes" } },
-    { "fat_tree", { "tiers", "radix", "port_rate_gbps", "gpus", "link_delay_ns" } },
-    { "rail_optimized", { "tiers", "radix", "port_rate_gbps", "gpus", "link_delay_ns", "gpus_per_server" } },
+    { "fat_tree", { "tiers", "radix", "port_rate_gbps", "gpus", "link_delay_ns", "gpu_link_delay_ns", "fabric_link_delay_ns" } },
+    { "rail_optimized",
+      { "tiers", "radix", "port_rate_gbps", "gpus", "link_delay_ns", "gpu_link_delay_ns", "fabric_link_delay_ns",
+        "gpus_per_server" } },
     { "graphml", { "file" } },
   };
   std::vector<std::string> allowed = keys.at(s.kind);
@@ -77,7 +99,7 @@ ParseFabricSpec(JsonReader& r)
     m.t0PerPlane = static_cast<uint32_t>(r.Int("t0_per_plane", 1, kMaxSwitchesPerSlot, 0));
     m.t1PerPlane = static_cast<uint32_t>(r.Int("t1_per_plane", 1, kMaxSwitchesPerSlot));
     m.switchPorts = static_cast<uint32_t>(r.Int("switch_ports", 1, 65535, 0));
-    m.linkDelayNs = static_cast<uint32_t>(r.Int("link_delay_ns", 0, kMaxLinkDelayNs, m.linkDelayNs));
+    m.delays = ParseDelays(r, m.delays);
     if (r.Has("nic_port_planes"))
     {
       for (int64_t p : r.IntList("nic_port_planes", 0, kMaxPlanes - 1))
@@ -93,7 +115,7 @@ ParseFabricSpec(JsonReader& r)
     f.radix = static_cast<uint32_t>(r.Int("radix", 4, kMaxRadix));
     f.portRateGbps = r.Number("port_rate_gbps", kMinRateGbps, kMaxRateGbps);
     f.gpus = static_cast<uint32_t>(r.Int("gpus", 1, kMaxCount));
-    f.linkDelayNs = static_cast<uint32_t>(r.Int("link_delay_ns", 0, kMaxLinkDelayNs, f.linkDelayNs));
+    f.delays = ParseDelays(r, f.delays);
     if (s.kind == "rail_optimized")
     {
       f.gpusPerServer = static_cast<uint32_t>(r.Int("gpus_per_server", 1, 1024));
@@ -130,7 +152,8 @@ FabricSpecToJson(const FabricSpec& s)
                { "t0_down_ports", m.t0DownPorts },
                { "t0_up_ports", m.t0UpPorts },
                { "t1_per_plane", m.t1PerPlane },
-               { "link_delay_ns", m.linkDelayNs } });
+               { "gpu_link_delay_ns", m.delays.gpuNs },
+               { "fabric_link_delay_ns", m.delays.fabricNs } });
     if (m.t0PerPlane)
       j["t0_per_plane"] = m.t0PerPlane;
     if (m.switchPorts)
@@ -145,7 +168,8 @@ FabricSpecToJson(const FabricSpec& s)
                { "radix", f.radix },
                { "port_rate_gbps", f.portRateGbps },
                { "gpus", f.gpus },
-               { "link_delay_ns", f.linkDelayNs } });
+               { "gpu_link_delay_ns", f.delays.gpuNs },
+               { "fabric_link_delay_ns", f.delays.fabricNs } });
     if (s.kind == "rail_optimized")
       j["gpus_per_server"] = f.gpusPerServer;
   }
@@ -209,7 +233,8 @@ CheckFabricSpec(const FabricSpec& s, const std::string& where)
     if (m.t0PerPlane)
       range("t0_per_plane", m.t0PerPlane, 1, kMaxSwitchesPerSlot);
     range("t1_per_plane", m.t1PerPlane, 1, kMaxSwitchesPerSlot);
-    range("link_delay_ns", m.linkDelayNs, 0, kMaxLinkDelayNs);
+    range("gpu_link_delay_ns", m.delays.gpuNs, 0, kMaxLinkDelayNs);
+    range("fabric_link_delay_ns", m.delays.fabricNs, 0, kMaxLinkDelayNs);
     uint64_t minT0 = (static_cast<uint64_t>(m.gpus) + m.t0DownPorts - 1) / m.t0DownPorts;
     if (m.t0PerPlane && m.t0PerPlane < minT0)
       fail("t0_per_plane",
@@ -272,7 +297,8 @@ CheckFabricSpec(const FabricSpec& s, const std::string& where)
       fail("tiers", "expected 2, 3 or 4, got " + std::to_string(f.tiers));
     rate(f.portRateGbps);
     range("gpus", f.gpus, 1, kMaxCount);
-    range("link_delay_ns", f.linkDelayNs, 0, kMaxLinkDelayNs);
+    range("gpu_link_delay_ns", f.delays.gpuNs, 0, kMaxLinkDelayNs);
+    range("fabric_link_delay_ns", f.delays.fabricNs, 0, kMaxLinkDelayNs);
     if (s.kind == "rail_optimized")
       range("gpus_per_server", f.gpusPerServer, 1, 1024);
     uint64_t max = FatTreeMaxGpus(f.tiers, f.radix);

@@ -14,6 +14,19 @@
 namespace mrcsim
 {
 
+/// \brief One-way propagation delays of the two classes of link (docs/MODEL.md, "Latencies").
+/// GPU-T0: 5 m of copper or active optical cable between a NIC and its leaf, in the rack or the
+/// row (Meta's RoCE clusters cable servers to their rack switch with copper: Gangidi et al.,
+/// "RDMA over Ethernet for Distributed AI Training at Meta Scale", SIGCOMM 2024, Section 3), at
+/// about 5 ns/m. Switch-switch: 100 m of single-mode fibre between rows at 4.9 ns/m (group index
+/// about 1.47: CommScope, "Latency in optical fibers", 2017, 5 us per km). The lengths are
+/// estimates (no operator publishes them); sweep them with the spec keys.
+struct LinkDelays
+{
+  uint32_t gpuNs = 25;     ///< GPU (NIC port) to tier-0 switch
+  uint32_t fabricNs = 490; ///< between switches, every tier
+};
+
 /// \brief P independent two-tier Clos planes; each GPU's NIC has one port in every plane.
 struct MultiplaneSpec
 {
@@ -25,7 +38,7 @@ struct MultiplaneSpec
   uint32_t t0PerPlane = 0;  ///< 0: ceil(gpus / t0DownPorts)
   uint32_t t1PerPlane = 0;
   uint32_t switchPorts = 0; ///< switch radix; 0: not checked
-  uint32_t linkDelayNs = 1000;
+  LinkDelays delays;
   std::vector<int> nicPortPlanes; ///< plane of NIC port i; empty: port i -> plane i
 };
 
@@ -37,7 +50,7 @@ struct FatTreeSpec
   uint32_t radix = 64;
   double portRateGbps = 800;
   uint32_t gpus = 0;
-  uint32_t linkDelayNs = 1000;
+  LinkDelays delays;
   uint32_t gpusPerServer = 0; ///< > 0: rail-optimised
 };
 

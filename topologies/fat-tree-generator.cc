@@ -85,7 +85,7 @@ BuildFatTree(const FatTreeSpec& s, const std::string& name)
       {
         for (uint64_t sb = b * h; sb < std::min(subBlocks, (b + 1) * h); ++sb)
         {
-          f.AddLink(sw[t - 1][sb * lowerPerSub + j / h], mine[j], rate, s.linkDelayNs);
+          f.AddLink(sw[t - 1][sb * lowerPerSub + j / h], mine[j], rate, s.delays.fabricNs);
         }
       }
     }
@@ -107,7 +107,7 @@ BuildFatTree(const FatTreeSpec& s, const std::string& name)
   {
     for (uint64_t b = 0; b < blocks; ++b)
     {
-      f.AddLink(sw[top - 1][b * lowerPerBlock + u / h], sw[top][u % topCount], rate, s.linkDelayNs);
+      f.AddLink(sw[top - 1][b * lowerPerBlock + u / h], sw[top][u % topCount], rate, s.delays.fabricNs);
     }
   }
 
@@ -122,7 +122,7 @@ BuildFatTree(const FatTreeSpec& s, const std::string& name)
       uint64_t r = g % s.gpusPerServer;
       leaf = (server / h) * s.gpusPerServer + r;
     }
-    f.AddLink(gpu, sw[0][leaf], rate, s.linkDelayNs);
+    f.AddLink(gpu, sw[0][leaf], rate, s.delays.gpuNs);
   }
   return f;
 }

@@ -30,7 +30,7 @@ BuildMultiplane(const MultiplaneSpec& m, const std::string& name)
     for (int port = 0; port < m.planes; ++port)
     {
       int plane = m.nicPortPlanes.empty() ? port : m.nicPortPlanes[port];
-      f.AddLink(gpu, t0[plane][g / m.t0DownPorts], rate, m.linkDelayNs);
+      f.AddLink(gpu, t0[plane][g / m.t0DownPorts], rate, m.delays.gpuNs);
     }
   }
   for (int p = 0; p < m.planes; ++p)
@@ -38,7 +38,7 @@ BuildMultiplane(const MultiplaneSpec& m, const std::string& name)
     for (uint32_t i = 0; i < t0Count; ++i)
     {
       for (uint32_t u = 0; u < m.t0UpPorts; ++u)
-        f.AddLink(t0[p][i], t1[p][u % m.t1PerPlane], rate, m.linkDelayNs);
+        f.AddLink(t0[p][i], t1[p][u % m.t1PerPlane], rate, m.delays.fabricNs);
     }
   }
   return f;

@@ -108,6 +108,14 @@ Word(const Ipv6UsidHeader::AddressBytes& a, int i)
 
 } // namespace
 
+Time
+FabricSwitch::DefaultForwardingLatency()
+{
+  TypeId::AttributeInformation info;
+  NS_ABORT_UNLESS(GetTypeId().LookupAttributeByName("ForwardingLatency", &info));
+  return DynamicCast<const TimeValue>(info.initialValue)->Get();
+}
+
 const void*
 FabricSwitch::EcmpLookupLine(const FabricFrame& frame) const
 {
@@ -149,6 +157,23 @@ FabricSwitch::EcmpEgress(const FabricFrame& frame)
       break;
     }
   }
+  return PickEcmpPort(frame, ports, n);
+}
+
+int
+FabricSwitch::TableEgress(const FabricFrame& frame) const
+{
+  if (!IsGpuAddress(frame.dst))
+  {
+    return -1;
+  }
+  const mrcsim::PortGroup group = m_controlPlane->EcmpGroup(m_vertex, GpuOfAddress(frame.dst));
+  return PickEcmpPort(frame, group.ports, group.size);
+}
+
+int
+FabricSwitch::PickEcmpPort(const FabricFrame& frame, const uint16_t* ports, uint32_t n) const
+{
   if (n == 0)
   {
     return -1;
@@ -157,6 +182,7 @@ FabricSwitch::EcmpEgress(const FabricFrame& frame)
   {
     return ports[0];
   }
+  const auto& dst = frame.dst;
   const auto src = GpuAddress(frame.srcGpu, frame.srcPlane);
   uint64_t h = m_hashSeed;
   h = Mix(h, Word(src, 0));

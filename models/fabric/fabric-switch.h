@@ -57,6 +57,13 @@ public:
   /// attachment in the routing tables), for prefetching; null for other frames.
   const void* EcmpLookupLine(const FabricFrame& frame) const;
   Time GetForwardingLatency() const { return m_latency; }
+  /// \brief ForwardingLatency as a switch made now would have it (the attribute's default,
+  /// as a scenario sets it): what models that reckon path latencies without a switch at hand use.
+  static Time DefaultForwardingLatency();
+  /// \brief The port ECMP picks for a frame as the routing tables stand (the last
+  /// reconvergence), without this switch's own detection of failed links; -1 when the frame is
+  /// not routed by ECMP or has no route. What the fair-share reference walks (sim/fair-reference.h).
+  int TableEgress(const FabricFrame& frame) const;
 
   /// \brief Whether ECMP may use a port (false once the failure of its link is detected).
   void SetPortRoutable(uint16_t port, bool routable) { m_routable[port] = routable; }
@@ -77,6 +84,8 @@ protected:
 private:
   void Drop(const FabricFrame& frame, DropCause cause);
   int EcmpEgress(const FabricFrame& frame);
+  /// The flow's port among `ports` (n of them): a hash of its addresses, flow label and UDP ports.
+  int PickEcmpPort(const FabricFrame& frame, const uint16_t* ports, uint32_t n) const;
 
   mrcsim::VertexId m_vertex = 0;
   int m_plane = 0;

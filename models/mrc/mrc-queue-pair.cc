@@ -6,6 +6,7 @@
 
 #include "models/engine/fabric-parallel-simulator.h"
 #include "models/fabric/fabric-packet.h"
+#include "models/fabric/fabric-switch.h"
 #include "models/mrc/nscc-congestion-control.h"
 #include "models/mrc/round-robin-ev-selector.h"
 #include "models/rdma/rdma-nic.h"
@@ -177,17 +178,22 @@ MrcQueuePair::SetUp()
   {
     line = DataRate(line.GetBitRate() + m_nic->GetHost()->GetPort(port)->GetDataRate().GetBitRate());
   }
-  // Base RTT of an uncongested round trip on EV 0's path: propagation and switch latency both
-  // ways, and store-and-forward of a full data packet at each hop.
+  // Base RTT of an uncongested round trip on EV 0's path: each link's propagation and each
+  // switch's forwarding latency both ways, and store-and-forward of a full data packet at each
+  // hop: the path's own figures, as the ideal model reckons them (sim/ideal-model.h).
   Ptr<FabricPort> nicPort = m_nic->GetHost()->GetPort(0);
   Time oneWay;
   if (routing)
   {
-    auto path = routing->Path(m_nic->GetGpu(), m_remoteGpu, m_nic->PlaneOfPort(0), 0);
+    const auto path = routing->Path(m_nic->GetGpu(), m_remoteGpu, m_nic->PlaneOfPort(0), 0);
     const mrcsim::Fabric& fabric = routing->GetFabric();
-    Time hop = NanoSeconds(fabric.LinkAt(fabric.Gpu(m_nic->GetGpu()), 0).delayNs);
-    oneWay =
-      (hop + nicPort->TxTime(m_nic->Mtu() + 96)) * int64_t(path.size() + 1) + NanoSeconds(300) * int64_t(path.size());
+    uint64_t propagationNs = fabric.LinkAt(fabric.Gpu(m_nic->GetGpu()), 0).delayNs;
+    for (const mrcsim::PathHop& hop : path)
+    {
+      propagationNs += fabric.LinkAt(hop.node, hop.egressPort).delayNs;
+    }
+    oneWay = NanoSeconds(int64_t(propagationNs)) + nicPort->TxTime(m_nic->Mtu() + 96) * int64_t(path.size() + 1) +
+             FabricSwitch::DefaultForwardingLatency() * int64_t(path.size());
   }
   else
   {

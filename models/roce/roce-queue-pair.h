@@ -38,6 +38,10 @@ public:
   void Receive(const RdmaRxInfo& info) override;
 
   uint16_t GetPort() const { return m_port; }
+  int GetPlane() const { return Plane(); }
+  /// \brief The fields of the QP's data packets that switches hash for ECMP (addresses, plane,
+  /// UDP source port): where its one path goes (the fair-share reference walks it).
+  FabricPacketSpec PathSpec() const { return DataSpec(Plane(), m_entropy, 0, true, true); }
   RdmaQpCounters Counters() const override
   {
     return { m_requester.PacketsSent(), m_requester.Retransmissions(), m_requester.Timeouts(), 0 };

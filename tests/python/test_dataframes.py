@@ -37,7 +37,7 @@ def test_run_gives_a_dataframe_per_table_with_a_transport_column(written):
     r, _ = written
     assert r.labels == LABELS
     assert list(r.messages.columns) == ["transport", "workload", "src", "dst", "bytes", "posted_us", "done_us",
-                                        "time_us", "ideal_us", "slowdown"]
+                                        "time_us", "ideal_us", "slowdown", "fair_us"]
     assert r.messages.groupby("transport").size().to_dict() == {"mrc": MESSAGES, "rocev2": MESSAGES}
     assert (r.messages["bytes"] == 16384).all()
     assert list(r.collectives["transport"]) == LABELS and (r.collectives["algorithm"] == "all_to_all").all()

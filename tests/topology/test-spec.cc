@@ -23,12 +23,29 @@ TEST_CASE("a multiplane spec is read with its defaults", "[spec]")
                           "t0_down_ports": 16, "t0_up_ports": 16, "t1_per_plane": 8})");
   CHECK(s.name == "multiplane");
   CHECK(s.multiplane.planes == 4);
-  CHECK(s.multiplane.linkDelayNs == 1000);
+  CHECK(s.multiplane.delays.gpuNs == 25);
+  CHECK(s.multiplane.delays.fabricNs == 490);
   CHECK(BuildFabric(s).NumSwitches() == 4 * (4 + 8));
   // Round trip through JSON.
   nlohmann::json j = FabricSpecToJson(s);
   JsonReader r(j, "again.json", "");
   CHECK(FabricSpecToJson(ParseFabricSpec(r)) == j);
+}
+
+TEST_CASE("link delays: per class, or link_delay_ns for every link, never both", "[spec]")
+{
+  const std::string mp = R"("kind": "multiplane", "planes": 2, "port_rate_gbps": 100, "gpus": 32,
+                           "t0_down_ports": 16, "t0_up_ports": 16, "t1_per_plane": 8)";
+  FabricSpec s = Parse("{" + mp + R"(, "gpu_link_delay_ns": 10, "fabric_link_delay_ns": 700})");
+  Fabric f = BuildFabric(s);
+  const VertexId g = f.Gpu(0);
+  CHECK(f.LinkAt(g, 0).delayNs == 10);
+  const VertexId t0 = f.Peer(g, 0).node;
+  CHECK(f.LinkAt(t0, static_cast<uint16_t>(f.Degree(t0) - 1)).delayNs == 700);
+  s = Parse("{" + mp + R"(, "link_delay_ns": 300})");
+  CHECK((s.multiplane.delays.gpuNs == 300 && s.multiplane.delays.fabricNs == 300));
+  CHECK_THROWS_WITH(Parse("{" + mp + R"(, "link_delay_ns": 300, "gpu_link_delay_ns": 10})"),
+                    Catch::Contains("at /gpu_link_delay_ns") && Catch::Contains("not both"));
 }
 
 TEST_CASE("bad specs name the field and what is allowed", "[spec]")

@@ -13,10 +13,11 @@ groupby:
 
   .summary      summary.json's content, as a dict
   .runs         one row per transport: label, transport, partial, stop_reason, completion_us,
-                stopped_at_us, events, messages/collectives completed, message time and
+                fair_us (the fair-share reference), stopped_at_us, events, messages/collectives completed, message time and
                 slowdown percentiles, and the counters (drops summed: drops_total)
   .messages     messages.csv of every transport: workload, src, dst, bytes, posted_us, done_us,
-                time_us, ideal_us, slowdown (completed messages only)
+                time_us, ideal_us, slowdown, fair_us (completed messages only; fair_us NaN where
+                the fair-share reference was not computed)
   .collectives  collectives.csv of every transport: workload, algorithm, group, iteration, ranks,
                 bytes, start_us, end_us, time_us, ideal_us, slowdown, algbw_gbps, busbw_gbps
   .timeseries   timeseries.csv of every transport: time_us, plane, goodput_gbps,
@@ -85,6 +86,7 @@ def _run_row(run):
         "partial": run["partial"],
         "stop_reason": run["stop_reason"],
         "completion_us": _number(run["completion_us"]),
+        "fair_us": _number(run["fair_us"]),
         "stopped_at_us": run["stopped_at_us"],
         "events": run["events"],
         "messages": messages["count"],
