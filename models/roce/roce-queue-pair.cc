@@ -41,6 +41,13 @@ RoceQueuePair::GetTypeId()
                     UintegerValue(16),
                     MakeUintegerAccessor(&RoceQueuePair::m_ackInterval),
                     MakeUintegerChecker<uint32_t>(1))
+      .AddAttribute("AckDelay",
+                    "Longest time the receiver holds a coalesced ACK: in-order packets not yet "
+                    "acknowledged are acknowledged at most this long after the first of them arrived. "
+                    "IB's Local CA ACK Delay (4.096 us x 2^n) bounds it; here n = 0.",
+                    TimeValue(NanoSeconds(4096)),
+                    MakeTimeAccessor(&RoceQueuePair::m_ackDelay),
+                    MakeTimeChecker(Time(0)))
       .AddAttribute("RetransmitTimeout",
                     "Initial retransmission timeout; IB local ACK timeout 4.096 us x 2^t, here t = 8.",
                     TimeValue(NanoSeconds(4096 * 256)),
@@ -81,6 +88,7 @@ void
 RoceQueuePair::DoDispose()
 {
   m_requester.Dispose();
+  m_responder.Dispose();
   RdmaQueuePair::DoDispose();
 }
 

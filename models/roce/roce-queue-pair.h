@@ -1,8 +1,9 @@
 // A RoCEv2 reliable-connection queue pair as deployed over ECMP fabrics: pinned for its lifetime
 // to one NIC port (plane) and one UDP source port (so switches hash it onto one path); RDMA
 // Write messages segmented into MTU packets; go-back-N (the receiver drops out-of-order data and
-// NAKs the expected PSN once; the sender rewinds); ACK coalescing; a retransmission timer with
-// exponential backoff and a retry limit whose excess is a reported QP error; DCQCN rate control
+// NAKs the expected PSN once; the sender rewinds); ACK coalescing bounded in time (AckDelay); a
+// retransmission timer with exponential backoff and a retry limit whose excess is a reported QP
+// error; DCQCN rate control
 // (receiver CNPs at most once per CnpInterval, DcqcnRateControl at the sender). PFC is the
 // fabric's (PortQueueConfig). Leaves out: RNR NAKs, read/atomic verbs, PSN wrap beyond 2^23 in
 // flight, and the NIC's packet-processing pipeline latency.
@@ -75,6 +76,7 @@ private:
   int Plane() const;
   uint16_t Entropy() const { return m_entropy; }
   uint32_t AckInterval() const { return m_ackInterval; }
+  Time AckDelay() const { return m_ackDelay; }
   Time RtoBase() const { return m_rtoBase; }
   uint32_t RetryLimit() const { return m_retryLimit; }
   Time CnpInterval() const { return m_cnpInterval; }
@@ -95,6 +97,7 @@ private:
   uint16_t m_port;
   uint16_t m_entropy;
   uint32_t m_ackInterval;
+  Time m_ackDelay;
   Time m_rtoBase;
   uint32_t m_retryLimit;
   Time m_cnpInterval;

@@ -114,6 +114,7 @@ RoceRequester::NextPacket(Time* retryAt)
     return FramePtr();
   }
   FramePtr p = BuildData(m_sndNxt);
+  const bool wasIdle = m_sndUna == m_highestSent; // nothing was awaiting an ACK
   if (m_sndNxt < m_highestSent)
   {
     ++m_retransmissions;
@@ -128,7 +129,9 @@ RoceRequester::NextPacket(Time* retryAt)
     m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(bits * 1e12 / double(m_dcqcn->GetRate().GetBitRate())));
     m_dcqcn->OnBytesSent(p->Size());
   }
-  if (!m_timer.IsRunning())
+  // The timer runs from the oldest send awaiting an ACK: the first send after an idle spell
+  // restarts it even if a pending event (left from the last ACK) is still to fire.
+  if (wasIdle || !m_timer.IsRunning())
   {
     ArmTimer();
   }

@@ -17,6 +17,12 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RoceResponder");
 
 void
+RoceResponder::Dispose()
+{
+  Simulator::Cancel(m_ackTimer);
+}
+
+void
 RoceResponder::HandleData(const RdmaRxInfo& info)
 {
   const Time now = Simulator::Now();
@@ -58,7 +64,41 @@ RoceResponder::HandleData(const RdmaRxInfo& info)
   if (info.frame.ackRequest || ++m_unacked >= m_qp.AckInterval())
   {
     SendAck(m_expected - 1, false, info.frame.srcPort);
+    return;
   }
+  // Coalescing holds the ACK, but not for long: an IB channel adapter acknowledges a request
+  // within its Local CA ACK Delay, and the requester's local ACK timeout is chosen above it (IBA
+  // Vol. 1: 4.096 us x 2^ack_timeout = 4.096 us x 2^ack_delay + 2 x packet life time, as Linux's
+  // cm_ack_timeout, drivers/infiniband/core/cm.c, computes it); a software responder flushes its
+  // deferred ACKs at the end of each receive batch (Linux hfi1, rc.c). Held until the next
+  // AckInterval-th packet instead, an ACK waits as long as the sender takes to send that packet,
+  // and a sender that DCQCN paces slowly times out with nothing lost.
+  m_ackEntropy = info.frame.srcPort;
+  if (m_unacked == 1)
+  {
+    m_ackDeadline = now + m_qp.AckDelay();
+    // An earlier pending event fires before the deadline and waits on (OnAckTimer).
+    if (!m_ackTimer.IsRunning())
+    {
+      m_ackTimer = m_qp.ScheduleTimer(m_qp.AckDelay(), &RoceResponder::OnAckTimer, this);
+    }
+  }
+}
+
+void
+RoceResponder::OnAckTimer()
+{
+  if (m_unacked == 0)
+  {
+    return; // acknowledged meanwhile
+  }
+  const Time now = Simulator::Now();
+  if (now < m_ackDeadline)
+  {
+    m_ackTimer = m_qp.ScheduleTimer(m_ackDeadline - now, &RoceResponder::OnAckTimer, this);
+    return;
+  }
+  SendAck(m_expected - 1, false, m_ackEntropy);
 }
 
 void

@@ -1,6 +1,7 @@
 // RoCEv2 QP over ECMP: goodput, go-back-N under loss, DCQCN fairness, PFC incast, and recovery
 // only through ECMP repair after a link failure.
 #include "fabric-test-fixture.h"
+#include "tests/roce-invariants.h"
 
 #include "models/roce/dcqcn-rate-control.h"
 #include "models/roce/roce-connect.h"
@@ -334,4 +335,56 @@ TEST_CASE("roce: a QP on a failed link resumes only after ECMP repair, or fails 
     CHECK(c.received.empty());
     CHECK(qp.first->Timeouts() == 4);
   }
+}
+
+TEST_CASE("roce: a sender paced slower than its ACK coalescing has no timeout without a loss", "[roce][dcqcn]")
+{
+  // A QP that DCQCN paces at 1/512 of the line rate (195 Mb/s: one 4 KiB packet every 171 us)
+  // takes 2.7 ms to send the AckInterval (16) packets after which the responder acknowledges, far
+  // beyond the 1.05 ms local ACK timeout. Nothing is lost, so nothing may time out: the responder
+  // must not hold an ACK longer than its AckDelay. Before: the responder waited for the 16th
+  // packet, the requester timed out at 1.05 ms and resent what had arrived.
+  ScopedDefault noIncrease("ns3::DcqcnRateControl::RateIncreasePeriod", TimeValue(Seconds(10)),
+                           TimeValue(MicroSeconds(55)));
+  FabricFixture f(test::TinyMultiplane());
+  auto qp = ConnectRoce(*f.net, 0, 4, 0, 0xC001);
+  Completions c;
+  Watch(qp, c);
+  const uint64_t bytes = 4096ull * 32;
+  qp.first->PostWrite(bytes);
+  for (int i = 0; i < 9; ++i)
+  {
+    qp.first->GetRateControl()->OnCnp(); // alpha = 1: each cut halves the rate; no increase follows
+  }
+  REQUIRE(qp.first->GetRate().GetBitRate() < 100e9 / 500);
+  Simulator::Run();
+  REQUIRE(c.received.size() == 1);
+  CHECK(c.received[0].second == bytes);
+  REQUIRE(c.sent.size() == 1);
+  CHECK(c.sentAt[0] > MilliSeconds(5)); // 31 gaps of 171 us: the pacing held
+  CHECK(AllDrops(*f.net) == 0);
+  CHECK(NoTimeoutWithoutDrop(qp.first->Timeouts(), AllDrops(*f.net)));
+  CHECK(qp.first->Retransmissions() == 0);
+}
+
+TEST_CASE("roce: the timer restarts with the first send after an idle spell", "[roce]")
+{
+  // Message A (one packet) is acknowledged within microseconds, well before the timer event its
+  // send scheduled fires, at 1.05 ms. Message B (16 packets, one ACK at its end) is sent just
+  // before then: that event finds it outstanding and must wait one full timeout from B's first
+  // send. Before: B's send left the deadline at A's ACK plus the timeout, which expired while
+  // B's ACK was still on its way.
+  FabricFixture f(test::TinyMultiplane());
+  auto qp = ConnectRoce(*f.net, 0, 4, 0, 0xC001);
+  qp.first->SetAttribute("Dcqcn", BooleanValue(false));
+  Completions c;
+  Watch(qp, c);
+  qp.first->PostWrite(4096);
+  Simulator::Schedule(MicroSeconds(1047), [&] { qp.first->PostWrite(16 * 4096); });
+  Simulator::Run();
+  REQUIRE(c.sent.size() == 2);
+  CHECK(c.sentAt[0] < MicroSeconds(20));
+  CHECK(c.sentAt[1] < MicroSeconds(1080));
+  CHECK(NoTimeoutWithoutDrop(qp.first->Timeouts(), AllDrops(*f.net)));
+  CHECK(qp.first->Retransmissions() == 0);
 }

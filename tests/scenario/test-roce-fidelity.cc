@@ -2,6 +2,7 @@
 // rate and cable (PortQueueConfig::PfcHeadroomOf), no frame is dropped for want of headroom at
 // 100, 200, 400 or 800G under a heavy incast next to an all-to-all.
 #include "sim/scenario-runner.h"
+#include "tests/roce-invariants.h"
 
 #include <catch2/catch.hpp>
 
@@ -35,6 +36,7 @@ TEST_CASE("roce fidelity: PFC is lossless at 100, 200, 400 and 800G", "[roce][pf
         INFO("drop cause " << cause);
         CHECK(count.get<uint64_t>() == 0);
       }
+      CHECK(test::RoceTimeoutWithoutDrop(r) == "");
     }
   }
 }
@@ -76,6 +78,8 @@ TEST_CASE("roce fidelity: DCQCN shortens PFC pauses and spares the victim of an 
                      << " us (DCQCN on vs off)");
   REQUIRE_FALSE(on["partial"].get<bool>());
   REQUIRE_FALSE(off["partial"].get<bool>());
+  CHECK(test::RoceTimeoutWithoutDrop(on) == "");
+  CHECK(test::RoceTimeoutWithoutDrop(off) == "");
   CHECK(pausedOn < 0.75 * pausedOff);
   CHECK(victim(on) < 0.75 * victim(off));
 }
