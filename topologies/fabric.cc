@@ -196,6 +196,17 @@ Fabric::Validate() const
       }
       seen[sw.plane] = true;
     }
+    // The NIC and both transports address a GPU's port in every plane (an MRC QP sprays over
+    // all of them, a RoCEv2 QP is dealt one by plane); a missing one would be an absent port.
+    for (int plane = 0; plane < m_numPlanes; ++plane)
+    {
+      if (!seen[plane])
+      {
+        throw std::runtime_error(VertexName(g) + " has no port in plane " + std::to_string(plane) +
+                                 "; a NIC has one port in every plane (the fabric has " +
+                                 std::to_string(m_numPlanes) + ")");
+      }
+    }
   }
 }
 
