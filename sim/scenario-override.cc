@@ -162,8 +162,8 @@ ApplyOverride(nlohmann::json& document, const std::string& assignment)
     {
       if (!IsIndex(key))
       {
-        fail((at.empty() ? "/" : at) + " is a list; expected an index (0, 1, ... without leading zeros), got \"" + key +
-             "\"");
+        fail((at.empty() ? "/" : at) + " is a list; expected an index, got \"" + key +
+             "\" (indices are written 0, 1, ... without leading zeros)");
       }
       const size_t index = std::stoul(key);
       if (index >= node->size())

@@ -90,7 +90,7 @@ TEST_CASE("a GPU without a port in one of the planes fails validation, naming th
   f.AddLink(g0, leaf0, 100000000000, 1000);
   f.AddLink(g0, leaf1, 100000000000, 1000);
   f.AddLink(g1, leaf0, 100000000000, 1000);
-  CHECK_THROWS_WITH(f.Validate(), Catch::Contains("gpu1 has no port in plane 1"));
+  CHECK_THROWS_WITH(f.Validate(), Catch::Contains("gpu1 has no port in plane 1, where other GPUs have theirs"));
   f.AddLink(g1, leaf1, 100000000000, 1000);
   CHECK_NOTHROW(f.Validate());
 }
