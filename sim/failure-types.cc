@@ -45,8 +45,17 @@ void
 ParseLinkFlap(JsonReader& r, FailureSpec& f, const Fabric& fabric)
 {
   ParseLink(r, f, fabric);
-  f.periodUs = detail::PositiveNumber(r, "period_us", kMaxTimeUs);
+  f.periodUs = detail::PositiveTimeUs(r, "period_us");
   f.count = static_cast<uint32_t>(r.Int("count", 1, kMaxFlaps));
+  // Every flap is an event of the run: the last must be a time the simulator's clock holds.
+  const double lastUs = f.atUs + f.count * f.periodUs;
+  if (lastUs > kMaxTimeUs)
+  {
+    r.Fail("period_us",
+           std::to_string(f.count) + " flaps of " + detail::Fmt(f.periodUs) + " us from at_us " +
+             detail::Fmt(f.atUs) + " end at " + detail::Fmt(lastUs) + " us; at most " + detail::Fmt(kMaxTimeUs) +
+             " us (about 11.6 days), lower period_us or count");
+  }
 }
 
 void
@@ -97,9 +106,9 @@ void
 ParseRandomLinks(JsonReader& r, FailureSpec& f, const Fabric&)
 {
   f.linkClass = r.Choice("link_class", { "gpu-t0", "t0-t1" });
-  f.mtbfUs = detail::PositiveNumber(r, "mtbf_us", kMaxTimeUs);
-  f.mttrUs = detail::PositiveNumber(r, "mttr_us", kMaxTimeUs);
-  f.untilUs = detail::PositiveNumber(r, "until_us", kMaxTimeUs);
+  f.mtbfUs = detail::PositiveTimeUs(r, "mtbf_us");
+  f.mttrUs = detail::PositiveTimeUs(r, "mttr_us");
+  f.untilUs = detail::PositiveTimeUs(r, "until_us");
   if (f.untilUs <= f.atUs)
   {
     r.Fail("until_us", "must be after at_us (" + detail::Fmt(f.atUs) + "), got " + detail::Fmt(f.untilUs));
@@ -235,13 +244,17 @@ struct RandomLinks
     const uint32_t id = r.links[ns3::SplitMix64(r.rng) % r.links.size()];
     const double repairUs = -std::log1p(-ns3::SplitMixUniform(r.rng)) * r.mttrUs;
     const Time at = MicrosecondsToTime(r.nowUs);
-    const Time repairAt = MicrosecondsToTime(r.nowUs + repairUs);
+    // An exponential repair time has no bound; one after every run's end (kMaxTimeUs) never
+    // happens, and converting it would overflow the simulator's clock: the link stays down.
+    const bool repaired = r.nowUs + repairUs <= kMaxTimeUs;
+    const Time repairAt = repaired ? MicrosecondsToTime(r.nowUs + repairUs) : Time();
     ++r.drawn;
     Simulator::Schedule(at - Simulator::Now(),
-                        [self, id, repairAt]
+                        [self, id, repaired, repairAt]
                         {
                           self->net->SetLinkUp(id, false);
-                          self->net->ScheduleLinkUp(repairAt, id, true);
+                          if (repaired)
+                            self->net->ScheduleLinkUp(repairAt, id, true);
                           DrawNext(self);
                         });
   }

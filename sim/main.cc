@@ -8,7 +8,10 @@
 
 #include <malloc.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -80,17 +83,29 @@ main(int argc, char** argv)
   // Under mpirun or srun: MPI runs while the command does (sim/mpi-ranks.h); an error on one rank
   // ends them all (the others may be waiting for it).
   std::unique_ptr<mrcsim::MpiSession> mpi;
+  // What a command printed must have reached its destination (a full disk, a closed pipe):
+  // otherwise the status says it failed.
+  const auto written = [](int status)
+  {
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
+    {
+      std::cerr << "mrcsim: error: cannot write the standard output: " << std::strerror(errno) << "\n";
+      return status == 0 ? 1 : status;
+    }
+    return status;
+  };
   try
   {
     mpi = std::make_unique<mrcsim::MpiSession>(&argc, &argv);
     if (command == "topo")
-      return mrcsim::TopoCommand(args);
+      return written(mrcsim::TopoCommand(args));
     if (command == "bench")
-      return mrcsim::BenchCommand(args);
+      return written(mrcsim::BenchCommand(args));
     if (command == "run")
-      return mrcsim::RunCommand(args);
+      return written(mrcsim::RunCommand(args));
     if (command == "validate")
-      return mrcsim::ValidateCommand(args);
+      return written(mrcsim::ValidateCommand(args));
     if (command == "--version" || command == "version")
     {
       // The same string as summary.json's "version" and the Python module's __version__.

@@ -11,10 +11,12 @@ namespace mrcsim
 namespace
 {
 
+/// A list index in its one spelling: "0", "12", never "00" or "012", so that two spellings of
+/// a path never name one entry (a sweep over both would run it twice, as different points).
 bool
 IsIndex(const std::string& s)
 {
-  return !s.empty() && s.size() < 10 &&
+  return !s.empty() && s.size() < 10 && (s[0] != '0' || s.size() == 1) &&
          std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
@@ -160,7 +162,8 @@ ApplyOverride(nlohmann::json& document, const std::string& assignment)
     {
       if (!IsIndex(key))
       {
-        fail((at.empty() ? "/" : at) + " is a list; expected an index, got \"" + key + "\"");
+        fail((at.empty() ? "/" : at) + " is a list; expected an index, got \"" + key +
+             "\" (indices are written 0, 1, ... without leading zeros)");
       }
       const size_t index = std::stoul(key);
       if (index >= node->size())

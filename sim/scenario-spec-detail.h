@@ -5,6 +5,7 @@
 #define MRCSIM_SIM_SCENARIO_SPEC_DETAIL_H
 
 #include "sim/scenario-spec.h"
+#include "sim/value-ranges.h"
 #include "topologies/json-reader.h"
 
 #include <nlohmann/json.hpp>
@@ -20,9 +21,8 @@ namespace mrcsim::detail
 constexpr int64_t kMaxExact = int64_t(1) << 53;
 /// Each sweep point is a whole run; a thousand is already hours of a small fabric.
 constexpr uint64_t kMaxSweepPoints = 1000;
-/// About 11.6 simulated days: far beyond any run, yet it catches a unit slip such as nanoseconds
-/// written where microseconds are meant.
-constexpr double kMaxTimeUs = 1e12;
+/// The largest absolute time of a scenario (sim/value-ranges.h).
+constexpr double kMaxTimeUs = range::kMaxTimeUs;
 /// The largest index (GPU, switch, link, count of them) a scenario may write.
 constexpr int64_t kMaxIndex = std::numeric_limits<uint32_t>::max();
 
@@ -41,6 +41,11 @@ std::string Shown(const nlohmann::json& v);
 double PositiveNumber(JsonReader& r, const std::string& key, double hi);
 /// \brief PositiveNumber, or `fallback` if the key is absent.
 double PositiveNumber(JsonReader& r, const std::string& key, double hi, double fallback);
+/// \brief A positive time in microseconds, from the simulator's resolution (1 ps: a positive time
+/// below it would be 0) to kMaxTimeUs.
+double PositiveTimeUs(JsonReader& r, const std::string& key);
+/// \brief PositiveTimeUs, or `fallback` if the key is absent.
+double PositiveTimeUs(JsonReader& r, const std::string& key, double fallback);
 /// \brief An index into the `count` things `scope` has ("the fabric has 64 GPUs (0..63)" when it
 /// is not); `key` may be a path below the reader ("gpus/3").
 uint32_t IndexValue(const JsonReader& r,

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <set>
@@ -102,6 +103,15 @@ ParseTopology(JsonReader r)
   {
     JsonReader s = r.Object("spec");
     spec = ParseFabricSpec(s);
+    // A scenario's GraphML file is found beside the scenario, wherever it is run from (a
+    // document that is not a file, e.g. a Python dict, has only the working directory).
+    const std::filesystem::path scenario(r.Origin());
+    std::error_code error;
+    if (spec.kind == "graphml" && std::filesystem::path(spec.graphmlFile).is_relative() &&
+        std::filesystem::is_regular_file(scenario, error) && scenario.has_parent_path())
+    {
+      spec.graphmlFile = (scenario.parent_path() / spec.graphmlFile).string();
+    }
   }
   r.Finish();
   return spec;
@@ -183,13 +193,18 @@ LooksLikeAttributeName(const std::string& name)
 }
 
 TransportSpec
-ParseTransport(const nlohmann::json& v, const std::string& origin, const std::string& path)
+ParseTransport(const nlohmann::json& v, const std::string& origin, const std::string& path, int planes)
 {
   JsonReader r(v, origin, path);
   TransportSpec t;
   t.type = TransportTypes().ReadType(r);
   t.label = r.String("label", t.type);
   CheckName(r, "label", t.label);
+  if (t.label == "summary.json")
+  {
+    // A transport's results are a directory named after its label, beside summary.json.
+    r.Fail("label", "\"summary.json\" is the results directory's summary file; choose another label");
+  }
   TransportTypes().Get(t.type).parse(r, t);
   if (r.Has("attributes"))
   {
@@ -214,19 +229,23 @@ ParseTransport(const nlohmann::json& v, const std::string& origin, const std::st
       }
       t.attributes[name] = *text;
     }
+    if (auto problem = CheckTransportAttributes(t.attributes, planes))
+    {
+      a.Fail(problem->first, problem->second);
+    }
   }
   r.Finish();
   return t;
 }
 
 std::vector<TransportSpec>
-ParseTransports(JsonReader& r)
+ParseTransports(JsonReader& r, const Fabric& fabric)
 {
   const nlohmann::json& v = r.Raw("transport");
   std::vector<TransportSpec> out;
   if (v.is_object())
   {
-    out.push_back(ParseTransport(v, r.Origin(), r.Path() + "/transport"));
+    out.push_back(ParseTransport(v, r.Origin(), r.Path() + "/transport", fabric.NumPlanes()));
     return out;
   }
   if (!v.is_array() || v.empty())
@@ -235,7 +254,7 @@ ParseTransports(JsonReader& r)
   }
   for (size_t i = 0; i < v.size(); ++i)
   {
-    TransportSpec t = ParseTransport(v[i], r.Origin(), ItemPath(r, "transport", i));
+    TransportSpec t = ParseTransport(v[i], r.Origin(), ItemPath(r, "transport", i), fabric.NumPlanes());
     for (size_t j = 0; j < out.size(); ++j)
     {
       if (out[j].label == t.label)
@@ -380,7 +399,7 @@ ParseStop(JsonReader r)
 {
   r.Expect({ "sim_time_us", "wall_time_s" });
   StopSpec s;
-  s.simTimeUs = PositiveNumber(r, "sim_time_us", kMaxTimeUs, StopSpec::kDefaultSimTimeUs);
+  s.simTimeUs = detail::PositiveTimeUs(r, "sim_time_us", StopSpec::kDefaultSimTimeUs);
   s.wallTimeS = PositiveNumber(r, "wall_time_s", kMaxTimeUs, StopSpec::kDefaultWallTimeS);
   r.Finish();
   return s;
@@ -443,6 +462,26 @@ detail::PositiveNumber(JsonReader& r, const std::string& key, double hi, double 
   return r.Has(key) ? PositiveNumber(r, key, hi) : fallback;
 }
 
+double
+detail::PositiveTimeUs(JsonReader& r, const std::string& key)
+{
+  const nlohmann::json& v = r.Raw(key);
+  if (!v.is_number() || !(v.get<double>() >= range::kTimeResolutionUs) || !(v.get<double>() <= kMaxTimeUs))
+  {
+    r.Fail(key,
+           "expected a time in [" + Fmt(range::kTimeResolutionUs) + ", " + Fmt(kMaxTimeUs) +
+             "] us (from the simulator's resolution, 1 ps, to about 11.6 days), got " + Shown(v));
+  }
+  return v.get<double>();
+}
+
+double
+detail::PositiveTimeUs(JsonReader& r, const std::string& key, double fallback)
+{
+  r.Skip(key);
+  return r.Has(key) ? PositiveTimeUs(r, key) : fallback;
+}
+
 uint32_t
 detail::IndexValue(const JsonReader& r,
                    const std::string& key,
@@ -498,7 +537,7 @@ detail::ParseScenarioOn(const nlohmann::json& document, const std::string& origi
   if (!built)
     own.emplace(BuildScenarioFabric(s.topology, origin));
   const Fabric& fabric = built ? *built : *own;
-  s.transports = ParseTransports(r);
+  s.transports = ParseTransports(r, fabric);
   s.workloads = ParseWorkloads(r, fabric);
   if (r.Has("failures"))
   {
@@ -538,6 +577,18 @@ detail::ParseScenarioOn(const nlohmann::json& document, const std::string& origi
   if (r.Has("outputs"))
   {
     s.outputs = ParseOutputs(r.Object("outputs"), fabric);
+  }
+  // A workload that starts at or after the stop never runs: the run would only sample an idle
+  // fabric until the stop.
+  for (size_t i = 0; i < s.workloads.size(); ++i)
+  {
+    if (s.workloads[i].startUs >= s.stop.simTimeUs)
+    {
+      r.Fail("workloads/" + std::to_string(i) + "/start_us",
+             "workload \"" + s.workloads[i].name + "\" starts at " + Fmt(s.workloads[i].startUs) +
+               " us, not before the stop (stop.sim_time_us " + Fmt(s.stop.simTimeUs) +
+               " us); start it earlier or raise stop.sim_time_us");
+    }
   }
   // Last, so that an error in the scenario itself is reported as such, not as a bad swept value.
   if (r.Has("sweep") && !document.at("sweep").is_null())

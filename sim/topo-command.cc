@@ -5,6 +5,7 @@
 #include "topologies/fabric-report.h"
 #include "topologies/graphml-io.h"
 
+#include <algorithm>
 #include <cctype>
 #include <iomanip>
 #include <iostream>
@@ -78,11 +79,19 @@ TopoCommand(const std::vector<std::string>& argv)
       throw UsageError("--fail-link " + id + ": expected a link id in [0, " + std::to_string(fabric.NumLinks() - 1) +
                        "]");
     }
-    options.failedLinks.push_back(static_cast<uint32_t>(link));
+    // A link given twice fails once: it is counted (and reported) once.
+    if (std::find(options.failedLinks.begin(), options.failedLinks.end(), link) == options.failedLinks.end())
+      options.failedLinks.push_back(static_cast<uint32_t>(link));
   }
   FabricReport report = ReportFabric(fabric, spec, options);
   const nlohmann::json& j = report.json;
   const int status = report.checkOk ? 0 : 1;
+  if (!report.checkOk)
+  {
+    // The figures still print (they show what is wrong); the error names the fabric at fault.
+    std::cerr << "mrcsim: error: " << origin << ": routing check failed: " << j["check"]["error"].get<std::string>()
+              << "\n";
+  }
   if (args.Has("--graphml"))
   {
     OutputFile file(args.Value("--graphml"));
@@ -103,7 +112,7 @@ TopoCommand(const std::vector<std::string>& argv)
     unreachable += u;
   if (!args.Values("--fail-link").empty())
   {
-    std::cout << "  " << std::setw(34) << "failed links" << args.Values("--fail-link").size() << "\n";
+    std::cout << "  " << std::setw(34) << "failed links" << options.failedLinks.size() << "\n";
     std::cout << "  " << std::setw(34) << "unreachable (pair, plane)s" << unreachable << "\n";
     std::cout << "  " << std::setw(34) << "pairs unreachable in all planes"
               << j["routing"]["unreachable_pairs_all_planes"].get<uint64_t>() << "\n";

@@ -12,6 +12,9 @@
 #include "ns3/data-rate.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <limits>
+
 namespace mrcsim
 {
 
@@ -47,13 +50,20 @@ ConfigureMrcFabric(const FabricPolicyContext& c)
   Policy(c, net.GetLastHopPortConfig(), "TrimEnabled", true);
   // Thresholds in BDPs of the fabric (docs/MODEL.md): ECN from 0.2 to 0.8 BDP, trimming above
   // 1 BDP, 1.5 on the last hop. The BDP is that of the reference rate over the base round trip
-  // (twice the longest path's one-way latency); ports of other rates scale it.
+  // (twice the longest path's one-way latency); ports of other rates scale it. A reference rate
+  // of 0 turns scaling off: every port then has the thresholds of the fabric's fastest link, so
+  // that none is below its own BDP (a BDP at rate 0 would trim every packet).
   const auto bdpBytes = [&](double bdps)
   {
     ns3::DataRateValue reference;
     net.GetFabricPortConfig()->GetAttribute("ReferenceRate", reference);
-    const double bdp = 2 * c.ideal.baseLatencyS * double(reference.Get().GetBitRate()) / 8;
-    return static_cast<uint64_t>(bdps * bdp);
+    double rateBps = double(reference.Get().GetBitRate());
+    if (rateBps == 0 && c.ideal.paths)
+      rateBps = std::max(c.ideal.paths->gpuLinkRateBps, c.ideal.paths->fabricLinkRateBps);
+    const double bytes = bdps * 2 * c.ideal.baseLatencyS * rateBps / 8;
+    // The thresholds are 32-bit byte counts, as a port's queue is (DataLimit): a threshold
+    // beyond that (a fabric of very long links or latencies) is never reached, as the BDP's is.
+    return static_cast<uint64_t>(std::min(bytes, double(std::numeric_limits<uint32_t>::max())));
   };
   const auto threshold = [&](Ptr<PortQueueConfig> cfg, const std::string& attr, double bdps)
   {

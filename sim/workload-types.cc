@@ -155,7 +155,7 @@ ParseRandom(JsonReader& r, WorkloadSpec& w, const Fabric&)
 {
   RequireTwoGpus(r, w);
   w.load = r.Number("load", kMinLoad, 1);
-  w.durationUs = detail::PositiveNumber(r, "duration_us", kMaxTimeUs);
+  w.durationUs = detail::PositiveTimeUs(r, "duration_us");
 }
 
 // ---- constructors (MakeWorkload) ----------------------------------------------------------------

@@ -175,13 +175,21 @@ Fabric::Validate() const
   {
     throw std::runtime_error("the fabric has no GPU; expected at least one");
   }
+  // The planes the GPUs are wired into: the NIC and both transports address a port of every GPU
+  // in each of them (an MRC QP sprays over all, a RoCEv2 QP is dealt one by index, the same at
+  // both ends), so a GPU missing one would be sent to through a port it lacks. A plane no GPU
+  // uses (no switches there, or a numbering with gaps) is no such plane.
+  // Planes as bits (at most kMaxPlanes = 64).
+  uint64_t used = 0;
+  std::vector<uint64_t> planesOf;
+  planesOf.reserve(m_gpus.size());
   for (VertexId g : m_gpus)
   {
     if (Degree(g) == 0)
     {
       throw std::runtime_error(VertexName(g) + " has no link");
     }
-    std::vector<bool> seen(m_numPlanes, false);
+    uint64_t seen = 0;
     for (uint16_t p = 0; p < Degree(g); ++p)
     {
       const FabricNode& sw = m_graph[Peer(g, p).node];
@@ -189,12 +197,27 @@ Fabric::Validate() const
       {
         throw std::runtime_error(VertexName(g) + " port " + std::to_string(p) + " is not wired to a tier-0 switch");
       }
-      if (seen[sw.plane])
+      const uint64_t bit = uint64_t(1) << sw.plane;
+      if (seen & bit)
       {
         throw std::runtime_error(VertexName(g) + " has two ports in plane " + std::to_string(sw.plane) +
                                  "; a NIC has one port per plane");
       }
-      seen[sw.plane] = true;
+      seen |= bit;
+    }
+    used |= seen;
+    planesOf.push_back(seen);
+  }
+  for (size_t i = 0; i < m_gpus.size(); ++i)
+  {
+    for (int plane = 0; plane < m_numPlanes; ++plane)
+    {
+      const uint64_t bit = uint64_t(1) << plane;
+      if ((used & bit) && !(planesOf[i] & bit))
+      {
+        throw std::runtime_error(VertexName(m_gpus[i]) + " has no port in plane " + std::to_string(plane) +
+                                 ", where other GPUs have theirs; a NIC has one port in every plane");
+      }
     }
   }
 }

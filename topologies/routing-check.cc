@@ -24,6 +24,28 @@ CheckRouting(const FabricRouting& routing,
     return r;
   }
   r.reachability = routing.Reachability();
+  // With every link up, each GPU must reach every other in every plane: the transports deal
+  // connections over all planes (an MRC QP sprays over each, a RoCEv2 QP is given one), so a
+  // pair cut off in a plane is a wiring fault, not a failure to route around.
+  bool intact = true;
+  for (uint32_t link = 0; link < fabric.NumLinks() && intact; ++link)
+    intact = routing.IsLinkUp(link);
+  for (int plane = 0; intact && plane < fabric.NumPlanes(); ++plane)
+  {
+    const uint64_t cut = r.reachability.unreachablePerPlane[plane];
+    if (cut == 0)
+      continue;
+    std::string pair;
+    const uint32_t n = static_cast<uint32_t>(fabric.NumGpus());
+    uint64_t budget = 1000000; // a pair named on any fabric a check walks in reasonable time
+    for (uint32_t s = 0; s < n && pair.empty() && budget > 0; ++s)
+      for (uint32_t d = 0; d < n && pair.empty() && budget > 0; ++d, --budget)
+        if (s != d && !routing.Reachable(s, d, plane))
+          pair = "gpu" + std::to_string(s) + " cannot reach gpu" + std::to_string(d) + "; ";
+    r.firstError = "plane " + std::to_string(plane) + ": " + pair + std::to_string(cut) +
+                   " GPU pairs unreachable with every link up (each GPU must reach every other in every plane)";
+    return r;
+  }
   if (routing.HasGroups())
   {
     r.firstError = routing.CheckGroupsAvoidDownLinks();

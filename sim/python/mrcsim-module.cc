@@ -15,6 +15,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <csignal>
 #include <limits>
 #include <cmath>
@@ -425,14 +426,33 @@ Topology(py::handle preset, py::handle spec, bool check, bool groups, py::handle
   options.groups = groups;
   if (!failLinks.is_none())
   {
+    // pybind11's own cast errors name neither the argument nor the item at fault.
+    if (!py::isinstance<py::iterable>(failLinks) || py::isinstance<py::str>(failLinks))
+    {
+      throw py::type_error("topology: fail_links is a list of link ids (int), got " +
+                           py::repr(failLinks).cast<std::string>());
+    }
     for (py::handle id : failLinks)
     {
-      const long long link = id.cast<long long>();
+      if (!py::isinstance<py::int_>(id) || py::isinstance<py::bool_>(id))
+      {
+        throw py::type_error("topology: fail_links holds link ids (int), got " + py::repr(id).cast<std::string>());
+      }
+      long long link = -1;
+      try
+      {
+        link = id.cast<long long>();
+      }
+      catch (const py::cast_error&)
+      {
+      }
       if (link < 0 || link > std::numeric_limits<uint32_t>::max())
       {
-        throw py::value_error("fail_links: " + std::to_string(link) + " is not a link id");
+        throw py::value_error("fail_links: " + py::repr(id).cast<std::string>() + " is not a link id");
       }
-      options.failedLinks.push_back(static_cast<uint32_t>(link));
+      // A link given twice fails once (as `mrcsim topo --fail-link` counts it).
+      if (std::find(options.failedLinks.begin(), options.failedLinks.end(), link) == options.failedLinks.end())
+        options.failedLinks.push_back(static_cast<uint32_t>(link));
     }
   }
   const std::string graphmlFile = graphml.is_none() ? "" : PathText(graphml);

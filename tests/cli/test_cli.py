@@ -63,6 +63,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check("fail-link detached", j["routing"]["detached_gpus_per_plane"][0] == 1, j["routing"])
     check("fail-link unreachable", j["routing"]["unreachable_pairs_per_plane"][0] == 2 * 63, j["routing"])
     check("fail-link all planes", j["routing"]["unreachable_pairs_all_planes"] == 0, j["routing"])
+    # A link given twice fails once, and is counted once.
+    code, out, _ = run("topo", "--preset", "multiplane-64", "--json", "--fail-link", "5", "--fail-link", "5")
+    check("fail-link twice counted once", code == 0 and json.loads(out)["routing"]["failed_links"] == 1, out[-300:])
+    code, out, _ = run("topo", "--preset", "multiplane-64", "--no-groups", "--fail-link", "5", "--fail-link", "5")
+    check("fail-link twice printed once", code == 0 and any(
+        line.split()[:2] == ["failed", "links"] and line.split()[-1] == "1" for line in out.splitlines()), out)
+    # What a command prints must reach its destination: a full disk is an error, not exit 0.
+    with open("/dev/full", "w") as full:
+        for args in (["topo", "--preset", "multiplane-64", "--no-groups", "--json"], ["topo", "--list"]):
+            p = subprocess.run([BIN, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+            check("stdout on a full disk " + args[-1], p.returncode == 1 and "cannot write the standard output" in p.stderr,
+                  f"{p.returncode}: {p.stderr.strip()}")
 
     # GraphML export, then the exported file as a spec gives the same figures.
     gml = os.path.join(tmp, "f.graphml")
@@ -128,6 +140,23 @@ with tempfile.TemporaryDirectory() as tmp:
     check("run summary", [r["label"] for r in summary["runs"]] == ["mrc", "rocev2"]
           and not summary["partial"] and summary["runs"][0]["messages"]["completed"] == 8, summary)
     check("run version", summary["version"] == version, (summary["version"], version))
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([BIN, "run", tiny, "--out", os.path.join(tmp, "full-out")], stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+        check("run table to a full disk", p.returncode == 1 and "cannot write the standard output" in p.stderr,
+              f"{p.returncode}: {p.stderr.strip()}")
+
+    # A scenario's GraphML file is found beside the scenario, whatever the working directory.
+    gml_dir = os.path.join(tmp, "gml-scenario")
+    os.makedirs(gml_dir)
+    code, _, err = run("topo", "--preset", "multiplane-64", "--no-groups", "--graphml", os.path.join(gml_dir, "f.graphml"))
+    check("graphml export for a scenario", code == 0, err)
+    gml_scenario = os.path.join(gml_dir, "s.json")
+    with open(gml_scenario, "w") as f:
+        json.dump({"name": "g", "topology": {"spec": {"kind": "graphml", "file": "f.graphml"}},
+                   "transport": {"type": "mrc"}, "workloads": [{"type": "permutation", "gpus": [0, 1], "bytes": 4096}]}, f)
+    p = subprocess.run([BIN, "validate", gml_scenario], capture_output=True, text=True, timeout=120, cwd=SRC)
+    check("graphml beside its scenario", p.returncode == 0, p.stderr.strip())
     for label in ("mrc", "rocev2"):
         for csv_name in ("collectives.csv", "messages.csv", "timeseries.csv"):
             check("run " + label + " " + csv_name, os.path.getsize(os.path.join(outdir, label, csv_name)) > 0)

@@ -65,6 +65,7 @@ import sys
 import tempfile
 
 from fuzzlib import *  # noqa: F401,F403 (the generator's shared vocabulary)
+from gen_hostile import gen_hostile  # noqa: E402
 from gen_scenarios import gen_cli, gen_cli_sets, gen_run, gen_scenarios  # noqa: E402
 from gen_topologies import gen_fabrics, gen_graphml, gml_render, tiny_fabric  # noqa: E402
 
@@ -171,6 +172,7 @@ def generate(out_dir):
     gen_fabrics(c, rnd)
     gen_graphml(c)
     gen_python(c)
+    gen_hostile(c)
     c.cases.sort(key=lambda x: x["id"])
     with open(os.path.join(out_dir, "cases.json"), "w", encoding="ascii") as f:
         f.write('{"format": 1, "seed": %d, "cases": [\n' % SEED)

@@ -519,6 +519,69 @@ TEST_CASE("scenario spec: transport attributes are kept as text", "[scenario]")
   CHECK_THROWS_WITH(With({ "transport=[]" }), Catch::Contains("/transport: expected a transport object"));
 }
 
+TEST_CASE("scenario spec: the range model refuses what cannot run and accepts its bounds", "[scenario]")
+{
+  const auto attr = [](const std::string& name, const std::string& value)
+  { return R"(transport={"type": "mrc", "attributes": {")" + name + "\": " + value + "}}"; };
+  const auto roce = [](const std::string& name, const std::string& value)
+  { return R"(transport={"type": "rocev2", "attributes": {")" + name + "\": " + value + "}}"; };
+  // Times within the clock (2^63 ps, 9.2e6 s), with margin: 1e6 s at most; larger ones wrapped.
+  CHECK_NOTHROW(With({ attr("ns3::MrcQueuePair::RetransmitTimeout", R"("1e6s")") }));
+  CHECK_NOTHROW(With({ attr("ns3::RdmaNic::PostLatency", R"("1000000000us")") }));
+  for (const char* t : { R"("1000001s")", R"("1e30s")", R"("18446744073.709551616s")", R"("1y")" })
+  {
+    INFO(t);
+    CHECK_THROWS_WITH(With({ attr("ns3::RdmaNic::PostLatency", t) }),
+                      Catch::Contains("/transport/attributes/ns3::RdmaNic::PostLatency") &&
+                        Catch::Contains("expected a time of at most 1e+06s"));
+  }
+  // Periods of timers above zero.
+  CHECK_THROWS_WITH(With({ roce("ns3::DcqcnRateControl::AlphaUpdatePeriod", R"("0s")") }),
+                    Catch::Contains("ns3::DcqcnRateControl::AlphaUpdatePeriod") && Catch::Contains("above 0"));
+  CHECK_THROWS_WITH(With({ roce("ns3::DcqcnRateControl::RateIncreasePeriod", R"("0ns")") }),
+                    Catch::Contains("above 0"));
+  CHECK_NOTHROW(With({ roce("ns3::DcqcnRateControl::RateIncreasePeriod", R"("1ps")") }));
+  // Tail-loss probes: at most 1000 RTTs (1e308 wrapped to an early probe).
+  CHECK_NOTHROW(With({ attr("ns3::MrcQueuePair::LossProbeRtts", "1000") }));
+  CHECK_THROWS_WITH(With({ attr("ns3::MrcQueuePair::LossProbeRtts", "1e308") }), Catch::Contains("at most 1000"));
+  // Queue limits and the trimming threshold: one frame of the Mtu (4096 + 256 header bytes).
+  CHECK_NOTHROW(With({ attr("ns3::PortQueueConfig::DataLimit", "4352") }));
+  CHECK_THROWS_WITH(With({ attr("ns3::PortQueueConfig::DataLimit", "4351") }),
+                    Catch::Contains("/transport/attributes/ns3::PortQueueConfig::DataLimit") &&
+                      Catch::Contains("at least one full data frame, 4352 bytes"));
+  CHECK_THROWS_WITH(With({ attr("ns3::PortQueueConfig::TrimThreshold", "0") }), Catch::Contains("4352 bytes"));
+  CHECK_THROWS_WITH(With({ R"(transport={"type": "mrc", "attributes": {"ns3::RdmaNic::Mtu": 9000,
+                           "ns3::PortQueueConfig::ControlLimit": 9000}})" }),
+                    Catch::Contains("ns3::PortQueueConfig::ControlLimit") && Catch::Contains("9256 bytes"));
+  // MRC's EVs: 8 planes x (16 + backups) within 16384.
+  CHECK_NOTHROW(With({ attr("ns3::MrcQueuePair::BackupEvsPerPlane", "2032") }));
+  CHECK_THROWS_WITH(With({ attr("ns3::MrcQueuePair::BackupEvsPerPlane", "2033") }),
+                    Catch::Contains("ns3::MrcQueuePair::BackupEvsPerPlane") && Catch::Contains("16392 EVs per QP"));
+  // A reference rate of 0 turns scaling off; a positive one is a real link rate.
+  CHECK_NOTHROW(With({ attr("ns3::PortQueueConfig::ReferenceRate", R"("0bps")") }));
+  CHECK_THROWS_WITH(With({ attr("ns3::PortQueueConfig::ReferenceRate", R"("1Mbps")") }),
+                    Catch::Contains("at least 1Gbps"));
+  // Channel delays come from the fabric; a default would be ignored.
+  CHECK_THROWS_WITH(With({ attr("ns3::FabricChannel::Delay", R"("100us")") }), Catch::Contains("from the topology"));
+
+  // Scenario times: from 1 ps to 1e12 us, the last flap included; workloads start before the stop.
+  CHECK_THROWS_WITH(With({ "stop.sim_time_us=1e-7" }), Catch::Contains("at /stop/sim_time_us: expected a time in"));
+  CHECK_NOTHROW(With({ "stop.sim_time_us=1e-6" }));
+  CHECK_THROWS_WITH(
+    With({ R"(failures=[{"type": "link_flap", "at_us": 0, "link": {"id": 0}, "period_us": 1e12, "count": 2}])" }),
+    Catch::Contains("at /failures/0/period_us: 2 flaps"));
+  CHECK_NOTHROW(
+    With({ R"(failures=[{"type": "link_flap", "at_us": 0, "link": {"id": 0}, "period_us": 5e11, "count": 2}])" }));
+  CHECK_THROWS_WITH(With({ "workloads.0.start_us=1e7" }),
+                    Catch::Contains("at /workloads/0/start_us: workload \"all_to_all-0\" starts at ") &&
+                      Catch::Contains("not before the stop"));
+  CHECK_NOTHROW(With({ "workloads.0.start_us=1e7", "stop.sim_time_us=1.1e7" }));
+  // Labels are directories beside summary.json; list indices have one spelling.
+  CHECK_THROWS_WITH(With({ R"(transport={"type": "mrc", "label": "summary.json"})" }),
+                    Catch::Contains("at /transport/label"));
+  CHECK_THROWS_WITH(With({ "workloads.00.bytes=4096" }), Catch::Contains("expected an index"));
+}
+
 TEST_CASE("scenario spec: link selectors name the links the generator wires", "[scenario]")
 {
   Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));

@@ -76,3 +76,21 @@ TEST_CASE("switches farther than the distance tables hold are unreachable, not w
   CHECK(routing.Path(0, 1, 0, 0).empty());
   CHECK(routing.CountPaths(0, 1, 0) == 0);
 }
+
+TEST_CASE("a GPU without a port in one of the planes fails validation, naming the GPU and the plane", "[topology]")
+{
+  // Two planes of one leaf each; GPU 1 is wired into plane 0 only (a GraphML fabric can say so).
+  // The models address a port of every GPU in every plane, so the fabric is refused rather than
+  // left to a NIC without the port a queue pair is dealt.
+  Fabric f;
+  VertexId leaf0 = f.AddSwitch(0, 0);
+  VertexId leaf1 = f.AddSwitch(1, 0);
+  VertexId g0 = f.AddGpu();
+  VertexId g1 = f.AddGpu();
+  f.AddLink(g0, leaf0, 100000000000, 1000);
+  f.AddLink(g0, leaf1, 100000000000, 1000);
+  f.AddLink(g1, leaf0, 100000000000, 1000);
+  CHECK_THROWS_WITH(f.Validate(), Catch::Contains("gpu1 has no port in plane 1, where other GPUs have theirs"));
+  f.AddLink(g1, leaf1, 100000000000, 1000);
+  CHECK_NOTHROW(f.Validate());
+}

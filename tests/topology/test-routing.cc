@@ -159,3 +159,31 @@ TEST_CASE("routing is deterministic", "[routing]")
     }
   }
 }
+
+TEST_CASE("the routing check fails when GPUs cannot reach each other with every link up", "[routing]")
+{
+  // One plane, two leaves, one spine; leaf 1 has no up-link: GPUs 0 and 1 (leaf 0) cannot reach
+  // GPUs 2 and 3 (leaf 1). The structure is valid; the fabric is not usable.
+  Fabric f;
+  VertexId leaf0 = f.AddSwitch(0, 0);
+  VertexId leaf1 = f.AddSwitch(0, 0);
+  VertexId spine = f.AddSwitch(0, 1);
+  for (VertexId leaf : { leaf0, leaf0, leaf1, leaf1 })
+    f.AddLink(f.AddGpu(), leaf, 100000000000, 1000);
+  const uint32_t up = f.AddLink(leaf0, spine, 100000000000, 1000);
+  {
+    FabricRouting r(f);
+    RoutingCheckResult check = CheckRouting(r, 0, 1, 64, 4);
+    CHECK_THAT(check.firstError, Catch::Contains("plane 0: gpu0 cannot reach gpu2") && Catch::Contains("8 GPU pairs"));
+  }
+  // Wired up, it passes; a link taken down on purpose may leave pairs unreachable.
+  f.AddLink(leaf1, spine, 100000000000, 1000);
+  FabricRouting r(f);
+  CHECK(CheckRouting(r, 0, 1, 64, 4).Ok());
+  r.SetLinkUp(up, false);
+  r.Update();
+  RoutingCheckResult down = CheckRouting(r, 0, 1, 64, 4);
+  INFO(down.firstError);
+  CHECK(down.Ok());
+  CHECK(down.reachability.unreachablePerPlane[0] == 8);
+}
