@@ -5,11 +5,13 @@
 #include "models/engine/splitmix.h"
 #include "models/fabric/port-queue-config.h"
 #include "models/mrc/mrc-connect.h"
+#include "models/roce/dcqcn-rate-control.h"
 #include "models/roce/roce-connect.h"
 #include "models/wire/udp-entropy.h"
 
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -97,6 +99,21 @@ ConfigureRoceFabric(const FabricPolicyContext& c)
 {
   for (auto cfg : { c.net.GetFabricPortConfig(), c.net.GetLastHopPortConfig(), c.net.GetNicPortConfig() })
     Policy(c, cfg, "PfcEnabled", true);
+  // The switches mark as the DCQCN profile's source says (the CP goes with the RP it was tuned
+  // for; DcqcnRateControl::EcnThresholdsOf), at the ports' reference rate (other rates scale).
+  const auto profile = ns3::DcqcnRateControl::DefaultProfile();
+  for (auto cfg : { c.net.GetFabricPortConfig(), c.net.GetLastHopPortConfig() })
+  {
+    ns3::DataRateValue reference;
+    cfg->GetAttribute("ReferenceRate", reference);
+    const auto ecn = ns3::DcqcnRateControl::EcnThresholdsOf(profile, reference.Get());
+    if (!c.userSet.count("EcnKmin"))
+      cfg->SetAttribute("EcnKmin", ns3::UintegerValue(ecn.kminBytes));
+    if (!c.userSet.count("EcnKmax"))
+      cfg->SetAttribute("EcnKmax", ns3::UintegerValue(ecn.kmaxBytes));
+    if (!c.userSet.count("EcnPmax"))
+      cfg->SetAttribute("EcnPmax", ns3::DoubleValue(ecn.pmax));
+  }
 }
 
 /// qps_per_connection QP pairs, each on its own UDP source port, dealt over the NIC ports (planes)

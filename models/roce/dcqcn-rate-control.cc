@@ -2,12 +2,14 @@
 
 #include "ns3/abort.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -23,50 +25,58 @@ DcqcnRateControl::GetTypeId()
     TypeId("ns3::DcqcnRateControl")
       .SetParent<Object>()
       .AddConstructor<DcqcnRateControl>()
+      .AddAttribute("Profile",
+                    "Parameter profile; attributes left at their defaults take its values. Paper (default): Zhu "
+                    "et al., SIGCOMM 2015. ConnectX: NVIDIA ConnectX firmware defaults (file comment).",
+                    EnumValue(PAPER),
+                    MakeEnumAccessor(&DcqcnRateControl::m_profile),
+                    MakeEnumChecker(PAPER, "Paper", CONNECTX, "ConnectX"))
       .AddAttribute("G",
-                    "Gain g of the alpha average, alpha = (1-g) alpha + g per CNP (Zhu et al. 2015: 1/256).",
-                    DoubleValue(1.0 / 256),
+                    "Gain g of alpha. 0: the profile's (Paper 1/256; ConnectX dce_tcp_g 1019, i.e. "
+                    "alpha = 1019/1024 alpha [+ 5/1024]: g = 5/1024).",
+                    DoubleValue(0),
                     MakeDoubleAccessor(&DcqcnRateControl::m_g),
                     MakeDoubleChecker<double>(0.0, 1.0))
       .AddAttribute("InitialAlpha",
-                    "Alpha at Start (Zhu et al. 2015: 1; ConnectX initial_alpha_value 1023/1024).",
-                    DoubleValue(1.0),
+                    "Alpha at the first CNP. 0: the profile's (Paper 1; ConnectX initial_alpha_value 1023/1024).",
+                    DoubleValue(0),
                     MakeDoubleAccessor(&DcqcnRateControl::m_initialAlpha),
                     MakeDoubleChecker<double>(0.0, 1.0))
       .AddAttribute("AlphaUpdatePeriod",
-                    "K: alpha decays by (1-g) after each K without a CNP (Zhu et al. 2015: 55 us).",
-                    TimeValue(MicroSeconds(55)),
+                    "Paper: K, alpha decays by (1-g) after each K without a CNP (55 us). ConnectX: alpha is "
+                    "updated once per period (dce_tcp_rtt 1 us). 0: the profile's.",
+                    TimeValue(Time(0)),
                     MakeTimeAccessor(&DcqcnRateControl::m_alphaPeriod),
                     MakeTimeChecker(Time(0)))
       .AddAttribute("RateIncreasePeriod",
-                    "T: one rate-increase timer stage per T (Zhu et al. 2015: 55 us; ConnectX rpg_time_reset "
-                    "300 us).",
-                    TimeValue(MicroSeconds(55)),
+                    "T: one rate-increase timer stage per T. 0: the profile's (Paper 55 us; ConnectX "
+                    "rpg_time_reset 300 us).",
+                    TimeValue(Time(0)),
                     MakeTimeAccessor(&DcqcnRateControl::m_ratePeriod),
                     MakeTimeChecker(Time(0)))
       .AddAttribute("ByteCounter",
-                    "B, bytes: one rate-increase byte-counter stage per B bytes sent (Zhu et al. 2015: 10 MB, "
-                    "taken as 10^7; ConnectX rpg_byte_reset 32767).",
-                    UintegerValue(10000000),
+                    "B, bytes: one rate-increase byte-counter stage per B bytes sent. 0: the profile's (Paper "
+                    "10 MB, taken as 10^7; ConnectX rpg_byte_reset 32767).",
+                    UintegerValue(0),
                     MakeUintegerAccessor(&DcqcnRateControl::m_byteCounter),
-                    MakeUintegerChecker<uint64_t>(1))
+                    MakeUintegerChecker<uint64_t>())
       .AddAttribute("FastRecoverySteps",
-                    "F: increase events of fast recovery after a CNP (Zhu et al. 2015: 5; ConnectX "
-                    "rpg_threshold 1).",
-                    UintegerValue(5),
+                    "F: increase events of fast recovery after a cut. 4294967295: the profile's (Paper 5; "
+                    "ConnectX rpg_threshold 1).",
+                    UintegerValue(UINT32_MAX),
                     MakeUintegerAccessor(&DcqcnRateControl::m_fastRecoverySteps),
                     MakeUintegerChecker<uint32_t>())
       .AddAttribute("AdditiveIncrease",
-                    "R_AI: target-rate step of additive increase. 0 (default): the line rate / 1,000, Zhu et al. "
-                    "2015's 40 Mb/s at 40G scaled with the rate (100 Mb/s on a 100G plane, 800 Mb/s at 800G), "
-                    "as the paper's rates were chosen relative to the line rate (ConnectX rpg_ai_rate 5 Mb/s "
-                    "is operator-tuned).",
+                    "R_AI: target-rate step of additive increase. 0: the profile's (Paper: the line rate / "
+                    "1,000, its 40 Mb/s at 40G scaled with the rate, 100 Mb/s on a 100G plane; ConnectX "
+                    "rpg_ai_rate 5 Mb/s).",
                     DataRateValue(DataRate(0)),
                     MakeDataRateAccessor(&DcqcnRateControl::m_rai),
                     MakeDataRateChecker())
       .AddAttribute("HyperIncrease",
-                    "R_HAI: target-rate step of hyper increase, times the stages past F. 0 (default): 10 x R_AI, "
-                    "the ConnectX ratio rpg_hai_rate 50 / rpg_ai_rate 5 Mb/s.",
+                    "R_HAI: target-rate step of hyper increase, times the stages past F. 0: the profile's "
+                    "(Paper: 10 x R_AI, the ConnectX ratio, as the paper gives none; ConnectX rpg_hai_rate "
+                    "50 Mb/s).",
                     DataRateValue(DataRate(0)),
                     MakeDataRateAccessor(&DcqcnRateControl::m_rhai),
                     MakeDataRateChecker())
@@ -76,12 +86,12 @@ DcqcnRateControl::GetTypeId()
                     MakeDataRateAccessor(&DcqcnRateControl::m_minRate),
                     MakeDataRateChecker())
       .AddAttribute("CutInterval",
-                    "Minimum time between two rate cuts; a CNP sooner is deferred to the interval's end. 0: "
-                    "every CNP cuts (Zhu et al. 2015, whose NP sends at most one CNP per 50 us; ConnectX "
-                    "rate_reduce_monitor_period 4 us).",
-                    TimeValue(Time(0)),
+                    "Minimum time between two rate cuts; a CNP sooner is deferred to the interval's end. "
+                    "Negative: the profile's (Paper 0, every CNP cuts, its NP sending at most one per 50 us; "
+                    "ConnectX rate_reduce_monitor_period 4 us).",
+                    TimeValue(NanoSeconds(-1)),
                     MakeTimeAccessor(&DcqcnRateControl::m_cutInterval),
-                    MakeTimeChecker(Time(0)))
+                    MakeTimeChecker(NanoSeconds(-1)))
       .AddAttribute("AlphaIdleThreshold",
                     "Alpha below this counts as zero: back at line rate, the timers stop (1/1024, the "
                     "resolution of ConnectX's 10-bit alpha).",
@@ -93,10 +103,45 @@ DcqcnRateControl::GetTypeId()
                       MakeTraceSourceAccessor(&DcqcnRateControl::m_rateTrace),
                       "ns3::DcqcnRateControl::RateTracedCallback")
       .AddTraceSource("Alpha",
-                      "Alpha changed: (old, new).",
+                      "Alpha changed: (old, new). ConnectX profile: alpha is brought up to date when a CNP "
+                      "arrives or the rate is cut, so the trace shows it at those instants.",
                       MakeTraceSourceAccessor(&DcqcnRateControl::m_alpha),
                       "ns3::TracedValueCallback::Double");
   return tid;
+}
+
+DcqcnRateControl::EcnThresholds
+DcqcnRateControl::EcnThresholdsOf(Profile profile, DataRate rate)
+{
+  const double bps = double(rate.GetBitRate());
+  if (profile == PAPER)
+  {
+    // Zhu et al. 2015, Section 5 (40G): Kmin 5 KB, Kmax 200 KB, Pmax 1%; bytes scaled with the
+    // rate so that they stay the same fraction of the BDP, as R_AI is.
+    const double scale = bps / 40e9;
+    return { static_cast<uint32_t>(5000 * scale), static_cast<uint32_t>(200000 * scale), 0.01 };
+  }
+  // NVIDIA's RoCE defaults for its switches (Onyx "roce": ECN absolute min 150 KB, max 1500 KB,
+  // https://docs.nvidia.com/networking/display/Onyxv31040100/RoCE+Commands; Cumulus Linux
+  // likewise): absolute, the same at every port rate; marking rises to every packet at the max.
+  return { 150000, 1500000, 1.0 };
+}
+
+Time
+DcqcnRateControl::NpCnpInterval(Profile profile)
+{
+  // Zhu et al. 2015: at most one CNP per flow per 50 us; ConnectX min_time_between_cnps 4 us.
+  return profile == PAPER ? MicroSeconds(50) : MicroSeconds(4);
+}
+
+DcqcnRateControl::Profile
+DcqcnRateControl::DefaultProfile()
+{
+  TypeId::AttributeInformation info;
+  NS_ABORT_UNLESS(GetTypeId().LookupAttributeByName("Profile", &info));
+  const auto* v = dynamic_cast<const EnumValue*>(PeekPointer(info.initialValue));
+  NS_ABORT_UNLESS(v);
+  return static_cast<Profile>(v->Get());
 }
 
 DcqcnRateControl::DcqcnRateControl() = default;
@@ -113,21 +158,37 @@ DcqcnRateControl::Start(DataRate lineRate)
 {
   NS_ABORT_MSG_IF(lineRate < m_minRate,
                   "DcqcnRateControl: line rate " << lineRate << " is below MinRate " << m_minRate);
-  NS_ABORT_MSG_IF(!m_alphaPeriod.IsStrictlyPositive() || !m_ratePeriod.IsStrictlyPositive(),
-                  "DcqcnRateControl: AlphaUpdatePeriod and RateIncreasePeriod must be > 0");
   NS_LOG_FUNCTION(this << lineRate);
   Stop();
+  const bool paper = m_profile == PAPER;
   m_running = true;
   m_lineRate = lineRate.GetBitRate();
-  m_aiBps = m_rai.GetBitRate() > 0 ? m_rai.GetBitRate() : std::max<uint64_t>(1, m_lineRate / 1000);
-  m_haiBps = m_rhai.GetBitRate() > 0 ? m_rhai.GetBitRate() : 10 * m_aiBps;
+  m_gIn = m_g > 0 ? m_g : (paper ? 1.0 / 256 : 5.0 / 1024);
+  m_alphaPeriodIn = m_alphaPeriod.IsStrictlyPositive() ? m_alphaPeriod : (paper ? MicroSeconds(55) : MicroSeconds(1));
+  m_ratePeriodIn = m_ratePeriod.IsStrictlyPositive() ? m_ratePeriod : (paper ? MicroSeconds(55) : MicroSeconds(300));
+  m_byteCounterIn = m_byteCounter > 0 ? m_byteCounter : (paper ? 10000000 : 32767);
+  m_fastRecoveryIn = m_fastRecoverySteps != UINT32_MAX ? m_fastRecoverySteps : (paper ? 5 : 1);
+  m_cutIntervalIn = !m_cutInterval.IsNegative() ? m_cutInterval : (paper ? Time(0) : MicroSeconds(4));
+  m_periodicAlpha = !paper;
+  m_clampAfterTimer = !paper;
+  if (m_rai.GetBitRate() > 0)
+    m_aiBps = m_rai.GetBitRate();
+  else
+    m_aiBps = paper ? std::max<uint64_t>(1, m_lineRate / 1000) : 5000000;
+  if (m_rhai.GetBitRate() > 0)
+    m_haiBps = m_rhai.GetBitRate();
+  else
+    m_haiBps = paper ? 10 * m_aiBps : 50000000;
   m_targetRate = m_lineRate;
   SetRate(m_lineRate);
-  m_alpha = m_initialAlpha;
+  m_alpha = m_initialAlpha > 0 ? m_initialAlpha : (paper ? 1.0 : 1023.0 / 1024);
   m_timerStages = 0;
   m_byteStages = 0;
   m_bytes = 0;
   m_cutDone = false;
+  m_gridStarted = false;
+  m_periodsApplied = 0;
+  m_cnpPeriod = UINT64_MAX;
 }
 
 void
@@ -149,15 +210,36 @@ void
 DcqcnRateControl::OnCnp()
 {
   NS_ABORT_MSG_IF(m_lineRate == 0, "DcqcnRateControl: OnCnp before Start");
-  if (!m_running || m_cutEvent.IsRunning())
+  if (!m_running)
   {
-    return; // stopped, or coalesced into the deferred cut
+    return;
   }
   Time now = Simulator::Now();
-  if (m_cutDone && m_cutInterval.IsStrictlyPositive() && now < m_lastCut + m_cutInterval)
+  if (m_periodicAlpha)
   {
-    NS_LOG_LOGIC("CNP coalesced into the cut at " << m_lastCut + m_cutInterval);
-    m_cutEvent = Simulator::Schedule(m_lastCut + m_cutInterval - now, &DcqcnRateControl::OnDeferredCut, this);
+    // ConnectX: the CNP raises alpha at the end of the period it arrived in; the first CNP only
+    // starts the grid, alpha starting at InitialAlpha.
+    if (!m_gridStarted)
+    {
+      m_gridStarted = true;
+      m_gridOrigin = now;
+      m_periodsApplied = 0;
+      m_cnpPeriod = UINT64_MAX;
+    }
+    else
+    {
+      PeriodicAlpha(now, true);
+      m_cnpPeriod = static_cast<uint64_t>((now - m_gridOrigin).GetPicoSeconds() / m_alphaPeriodIn.GetPicoSeconds());
+    }
+  }
+  if (m_cutEvent.IsRunning())
+  {
+    return; // coalesced into the deferred cut
+  }
+  if (m_cutDone && m_cutIntervalIn.IsStrictlyPositive() && now < m_lastCut + m_cutIntervalIn)
+  {
+    NS_LOG_LOGIC("CNP coalesced into the cut at " << m_lastCut + m_cutIntervalIn);
+    m_cutEvent = Simulator::Schedule(m_lastCut + m_cutIntervalIn - now, &DcqcnRateControl::OnDeferredCut, this);
     return;
   }
   Cut();
@@ -172,10 +254,24 @@ DcqcnRateControl::OnDeferredCut()
 void
 DcqcnRateControl::Cut()
 {
-  m_targetRate = m_rate;
+  // Paper: every cut remembers the rate it cuts from as the target. ConnectX
+  // (clamp_tgt_rate_after_time_inc): only when the timer raised the rate since the last cut, so
+  // that cuts in a row keep the target from before the congestion and fast recovery returns
+  // towards it, instead of each cut lowering the target with the rate.
+  if (!m_clampAfterTimer || !m_cutDone || m_timerStages > 0)
+  {
+    m_targetRate = m_rate;
+  }
+  if (m_periodicAlpha)
+  {
+    PeriodicAlpha(Simulator::Now(), true);
+  }
   auto cut = static_cast<uint64_t>(static_cast<double>(m_rate) * (1.0 - m_alpha / 2));
   SetRate(std::max(cut, m_minRate.GetBitRate()));
-  m_alpha = (1 - m_g) * m_alpha + m_g;
+  if (!m_periodicAlpha)
+  {
+    m_alpha = (1 - m_gIn) * m_alpha + m_gIn;
+  }
   m_timerStages = 0;
   m_byteStages = 0;
   m_bytes = 0;
@@ -183,8 +279,47 @@ DcqcnRateControl::Cut()
   m_lastCut = Simulator::Now();
   NS_LOG_DEBUG("rate cut to " << m_rate << " bit/s, alpha " << m_alpha);
   // Both timers restart from the CNP: "no CNP for K" and "T since the cut" are measured from here.
-  Arm(m_alphaEvent, m_alphaDeadline, m_alphaPeriod, &DcqcnRateControl::OnAlphaTimer);
-  Arm(m_rateEvent, m_rateDeadline, m_ratePeriod, &DcqcnRateControl::OnRateTimer);
+  // (ConnectX's alpha needs no event: PeriodicAlpha folds the elapsed periods in when asked.)
+  if (!m_periodicAlpha)
+  {
+    Arm(m_alphaEvent, m_alphaDeadline, m_alphaPeriodIn, &DcqcnRateControl::OnAlphaTimer);
+  }
+  Arm(m_rateEvent, m_rateDeadline, m_ratePeriodIn, &DcqcnRateControl::OnRateTimer);
+}
+
+double
+DcqcnRateControl::PeriodicAlpha(Time now, bool commit)
+{
+  double alpha = m_alpha;
+  if (!m_gridStarted)
+  {
+    return alpha;
+  }
+  const auto ended = static_cast<uint64_t>((now - m_gridOrigin).GetPicoSeconds() / m_alphaPeriodIn.GetPicoSeconds());
+  uint64_t applied = m_periodsApplied;
+  if (applied < ended && m_cnpPeriod == applied)
+  {
+    alpha = (1 - m_gIn) * alpha + m_gIn; // the period of the last CNP
+    ++applied;
+  }
+  if (applied < ended)
+  {
+    alpha *= std::pow(1 - m_gIn, static_cast<double>(ended - applied)); // periods without a CNP
+    applied = ended;
+  }
+  if (commit)
+  {
+    m_periodsApplied = applied;
+    m_alpha = alpha;
+  }
+  return alpha;
+}
+
+double
+DcqcnRateControl::GetAlpha() const
+{
+  return m_periodicAlpha ? const_cast<DcqcnRateControl*>(this)->PeriodicAlpha(Simulator::Now(), false)
+                         : double(m_alpha);
 }
 
 void
@@ -218,12 +353,12 @@ DcqcnRateControl::OnAlphaTimer()
   {
     return;
   }
-  m_alpha = (1 - m_g) * m_alpha;
+  m_alpha = (1 - m_gIn) * m_alpha;
   if (m_alpha < m_alphaIdleThreshold && m_rate == m_lineRate)
   {
     return; // fully recovered: stay silent until the next CNP
   }
-  Arm(m_alphaEvent, m_alphaDeadline, m_alphaPeriod, &DcqcnRateControl::OnAlphaTimer);
+  Arm(m_alphaEvent, m_alphaDeadline, m_alphaPeriodIn, &DcqcnRateControl::OnAlphaTimer);
 }
 
 void
@@ -237,7 +372,7 @@ DcqcnRateControl::OnRateTimer()
   ++m_timerStages;
   if (m_rate < m_lineRate)
   {
-    Arm(m_rateEvent, m_rateDeadline, m_ratePeriod, &DcqcnRateControl::OnRateTimer);
+    Arm(m_rateEvent, m_rateDeadline, m_ratePeriodIn, &DcqcnRateControl::OnRateTimer);
   }
 }
 
@@ -250,9 +385,9 @@ DcqcnRateControl::OnBytesSent(uint32_t bytes)
     return;
   }
   m_bytes += bytes;
-  while (m_bytes >= m_byteCounter && m_rate < m_lineRate)
+  while (m_bytes >= m_byteCounterIn && m_rate < m_lineRate)
   {
-    m_bytes -= m_byteCounter;
+    m_bytes -= m_byteCounterIn;
     Increase();
     ++m_byteStages;
   }
@@ -261,7 +396,7 @@ DcqcnRateControl::OnBytesSent(uint32_t bytes)
 void
 DcqcnRateControl::Increase()
 {
-  const uint32_t f = m_fastRecoverySteps;
+  const uint32_t f = m_fastRecoveryIn;
   const uint32_t hi = std::max(m_timerStages, m_byteStages);
   const uint32_t lo = std::min(m_timerStages, m_byteStages);
   uint64_t step = 0; // fast recovery (hi < F) keeps the target

@@ -2,13 +2,33 @@
 // al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015, Section 3: a CNP cuts
 // the rate by alpha/2; a timer and a byte counter then raise it by fast recovery, additive and
 // hyper increase. Leaves out: the NP (CNP generation) and CP (ECN marking), packet pacing (the QP
-// asks GetRate()), ConnectX's target-rate clamping options and its fixed-point arithmetic.
+// asks GetRate()), ConnectX's fixed-point arithmetic and its rate_to_set_on_first_cnp and
+// rpg_min_dec_fac options (at their defaults they change nothing: no rate set on the first CNP,
+// and no cut exceeds 50% as alpha <= 1).
 //
-// Defaults are the paper's (g = 1/256, K = T = 55 us, B = 10 MB, F = 5), with its R_AI of 40 Mb/s
-// at 40G scaled with the line rate (line rate / 1,000: 100 Mb/s on a 100G plane); where the paper
-// is silent, NVIDIA/Mellanox ConnectX's (MinRate = rpg_min_rate 1 Mb/s; R_HAI = 10 x R_AI as
-// rpg_hai_rate 50 / rpg_ai_rate 5 Mb/s). ConnectX differs on: rpg_time_reset 300 us,
-// rpg_byte_reset 32767, rpg_threshold (F) 1, rpg_ai_rate 5 Mb/s, rate_reduce_monitor_period 4 us.
+// Two parameter profiles (attribute Profile); every other attribute left at its default takes
+// the profile's value:
+// - Paper (Zhu et al. 2015): alpha = (1-g) alpha + g on each CNP and (1-g) alpha after each K
+//   without one; Rt = Rc on every cut; g = 1/256, K = T = 55 us, B = 10 MB, F = 5; R_AI 40 Mb/s
+//   at 40G, scaled with the line rate (line rate / 1,000); R_HAI 10 x R_AI (the ConnectX ratio,
+//   the paper gives none); every CNP cuts (its NP sends at most one per 50 us).
+// - ConnectX (NVIDIA ConnectX-4 and later firmware defaults, NVIDIA "DCQCN CC Parameters",
+//   https://networking-docs.nvidia.com/doca/archive/3-4-0/dcqcn-cc-parameters, and the same
+//   values as mlxconfig reports them): alpha updated once per dce_tcp_rtt = 1 us, up if a CNP
+//   arrived in that period and down otherwise, with weight dce_tcp_g = 1019/1024 (g = 5/1024);
+//   initial_alpha_value 1023/1024; at most one cut per rate_reduce_monitor_period = 4 us;
+//   clamp_tgt_rate 0 and clamp_tgt_rate_after_time_inc 1: a cut sets Rt = Rc only if the timer
+//   raised the rate since the last cut; rpg_time_reset T = 300 us, rpg_byte_reset B = 32,767
+//   bytes, rpg_threshold F = 1, rpg_ai_rate 5 Mb/s, rpg_hai_rate 50 Mb/s, rpg_min_rate 1 Mb/s.
+//   NVIDIA gives these in absolute units for every line rate; they are not scaled.
+// The profile also names the NP's CNP interval (NpCnpInterval: 50 us / min_time_between_cnps
+// 4 us) and the CP's ECN thresholds (EcnThresholds), which the QP and the scenario runner use.
+// Default: Paper, the algorithm the RoCEv2 baseline is specified by. ConnectX is not the default
+// because in this model, at 100G with PFC holding queues above its 150 KB Kmin, its cuts every
+// 4 us drive a deeply cut QP below 1 Gb/s, where its 32 KB byte counter takes milliseconds to
+// fill (only the 300 us timer lifts it) while its competitor recovers in microseconds; ACK
+// coalescing then leaves it without an ACK for longer than the retransmission timeout
+// (docs/MODEL.md gives the figures).
 //
 // Stage counting (our reading, as in the HPCC ns-3 DCQCN code): an increase event is
 // classified by the stages completed *before* it, so the first F events after a CNP are fast
@@ -38,6 +58,27 @@ public:
   static TypeId GetTypeId();
   DcqcnRateControl();
 
+  /// \brief Parameter profile (see the file comment).
+  enum Profile
+  {
+    PAPER,   ///< Zhu et al., SIGCOMM 2015
+    CONNECTX ///< NVIDIA ConnectX firmware defaults
+  };
+
+  /// \brief ECN marking (the CP) that goes with a profile.
+  struct EcnThresholds
+  {
+    uint32_t kminBytes;
+    uint32_t kmaxBytes;
+    double pmax;
+  };
+  /// \brief The profile's CP thresholds for ports of `rate` (Paper: scaled from its 40G; ConnectX: absolute).
+  static EcnThresholds EcnThresholdsOf(Profile profile, DataRate rate);
+  /// \brief The profile's NP interval: at most one CNP per QP per interval.
+  static Time NpCnpInterval(Profile profile);
+  /// \brief The Profile attribute's default (as Config::SetDefault left it).
+  static Profile DefaultProfile();
+
   /// \brief Signature of the "Rate" trace source.
   typedef void (*RateTracedCallback)(DataRate oldRate, DataRate newRate);
 
@@ -51,14 +92,16 @@ public:
   DataRate GetRate() const { return DataRate(m_rate); }
   /// \brief Target rate Rt (Rc <= Rt <= line rate).
   DataRate GetTargetRate() const { return DataRate(m_targetRate); }
-  /// \brief The congestion estimate alpha, in [0, 1].
-  double GetAlpha() const { return m_alpha; }
+  /// \brief The congestion estimate alpha, in [0, 1], as of now.
+  double GetAlpha() const;
   /// \brief True when no event of this object is pending.
   bool IsIdle() const;
 
-  /// \brief A CNP arrived now: Rt = Rc, Rc = Rc (1 - alpha/2), alpha = (1 - g) alpha + g, the
-  /// increase stages restart and both timers are re-armed. With CutInterval > 0, a CNP less than
-  /// CutInterval after the last cut is deferred to the end of that interval (CNPs coalesce).
+  /// \brief A CNP arrived now: Rt = Rc (Paper; ConnectX: only if the timer raised the rate since
+  /// the last cut), Rc = Rc (1 - alpha/2), alpha = (1 - g) alpha + g (Paper; ConnectX: at the end
+  /// of the alpha period), the increase stages restart and the timers are re-armed. With
+  /// CutInterval > 0, a CNP less than CutInterval after the last cut is deferred to the end of
+  /// that interval (CNPs coalesce).
   void OnCnp();
   /// \brief The QP sent `bytes`: every ByteCounter bytes make one byte-counter increase stage.
   void OnBytesSent(uint32_t bytes);
@@ -78,8 +121,13 @@ private:
   /// Fast recovery, additive or hyper increase, chosen from the stages completed so far.
   void Increase();
   void SetRate(uint64_t bps);
+  /// ConnectX alpha: the value after every alpha period that ended by `now` (a period in which a
+  /// CNP arrived raises it, every other lowers it). Writes it back if `commit`.
+  double PeriodicAlpha(Time now, bool commit);
 
-  // ---- attributes ------------------------------------------------------------------------------
+  // ---- attributes (0, or the largest value for FastRecoverySteps and a negative CutInterval:
+  // the profile's) --------------------------------------------------------------------------------
+  Profile m_profile;
   double m_g;
   double m_initialAlpha;
   Time m_alphaPeriod;
@@ -93,6 +141,16 @@ private:
   DataRate m_minRate;
   Time m_cutInterval;
   double m_alphaIdleThreshold;
+
+  // ---- parameters in effect (attributes resolved against the profile at Start) -----------------
+  double m_gIn = 0;
+  Time m_alphaPeriodIn;
+  Time m_ratePeriodIn;
+  uint64_t m_byteCounterIn = 0;
+  uint32_t m_fastRecoveryIn = 0;
+  Time m_cutIntervalIn;
+  bool m_periodicAlpha = false;    ///< ConnectX: alpha on a grid of AlphaUpdatePeriod
+  bool m_clampAfterTimer = false;  ///< ConnectX: Rt = Rc only after a timer increase
 
   // ---- state (rates in bit/s) ------------------------------------------------------------------
   bool m_running = false;
@@ -110,6 +168,11 @@ private:
   EventId m_alphaEvent;
   EventId m_rateEvent;
   EventId m_cutEvent;
+  // ConnectX alpha grid: periods of AlphaUpdatePeriod from the first CNP
+  bool m_gridStarted = false;
+  Time m_gridOrigin;
+  uint64_t m_periodsApplied = 0; ///< periods [0, this) are folded into m_alpha
+  uint64_t m_cnpPeriod = UINT64_MAX; ///< the period of the last CNP (it raises alpha when it ends)
 
   TracedCallback<DataRate, DataRate> m_rateTrace;
 };

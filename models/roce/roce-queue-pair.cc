@@ -59,10 +59,11 @@ RoceQueuePair::GetTypeId()
                     MakeUintegerAccessor(&RoceQueuePair::m_retryLimit),
                     MakeUintegerChecker<uint32_t>(0, 1000))
       .AddAttribute("CnpInterval",
-                    "The receiver sends at most one CNP per interval (DCQCN NP; 50 us in Zhu et al.).",
-                    TimeValue(MicroSeconds(50)),
+                    "The receiver sends at most one CNP per interval (DCQCN NP). Negative: that of the "
+                    "DcqcnRateControl profile (Paper: 50 us, Zhu et al.; ConnectX: min_time_between_cnps 4 us).",
+                    TimeValue(NanoSeconds(-1)),
                     MakeTimeAccessor(&RoceQueuePair::m_cnpInterval),
-                    MakeTimeChecker(Time(0)))
+                    MakeTimeChecker(NanoSeconds(-1)))
       .AddAttribute("Dcqcn",
                     "Rate-control the sender with DCQCN (ns3::DcqcnRateControl defaults).",
                     BooleanValue(true),
@@ -77,6 +78,17 @@ RoceQueuePair::GetTypeId()
                       MakeTraceSourceAccessor(&RoceQueuePair::m_rewindTrace),
                       "ns3::RoceQueuePair::RewindTracedCallback");
   return tid;
+}
+
+Time
+RoceQueuePair::CnpInterval() const
+{
+  if (m_cnpInterval.IsNegative())
+  {
+    // Resolved once per QP: the NP follows the RP profile the run chose.
+    m_cnpInterval = DcqcnRateControl::NpCnpInterval(DcqcnRateControl::DefaultProfile());
+  }
+  return m_cnpInterval;
 }
 
 RoceQueuePair::RoceQueuePair()

@@ -3,8 +3,8 @@
 // Write messages segmented into MTU packets; go-back-N (the receiver drops out-of-order data and
 // NAKs the expected PSN once; the sender rewinds); ACK coalescing bounded in time (AckDelay); a
 // retransmission timer with exponential backoff and a retry limit whose excess is a reported QP
-// error; DCQCN rate control
-// (receiver CNPs at most once per CnpInterval, DcqcnRateControl at the sender). PFC is the
+// error; DCQCN rate control (receiver CNPs at most once per CnpInterval, DcqcnRateControl at the
+// sender; both follow DcqcnRateControl's Profile unless set). PFC is the
 // fabric's (PortQueueConfig). Leaves out: RNR NAKs, read/atomic verbs, PSN wrap beyond 2^23 in
 // flight, and the NIC's packet-processing pipeline latency.
 // The QP is thin: its halves, held by value, are the requester (RoceRequester: segmentation,
@@ -79,7 +79,7 @@ private:
   Time AckDelay() const { return m_ackDelay; }
   Time RtoBase() const { return m_rtoBase; }
   uint32_t RetryLimit() const { return m_retryLimit; }
-  Time CnpInterval() const { return m_cnpInterval; }
+  Time CnpInterval() const;
   bool DcqcnEnabled() const { return m_dcqcnEnabled; }
   /// \brief Marks the QP failed (retry limit).
   void FailQp(const std::string& cause) { Fail(cause); }
@@ -100,7 +100,7 @@ private:
   Time m_ackDelay;
   Time m_rtoBase;
   uint32_t m_retryLimit;
-  Time m_cnpInterval;
+  mutable Time m_cnpInterval; ///< negative until resolved against the DCQCN profile
   bool m_dcqcnEnabled;
 
   RoceRequester m_requester{ *this };

@@ -1,16 +1,19 @@
 // Unit tests of the DCQCN reaction point: the cut, alpha decay, fast recovery / additive / hyper
 // increase on exact timer instants, the byte counter, the rate floor, and the absence of events
-// once a QP has recovered.
+// once a QP has recovered (the Paper profile); the ConnectX profile's alpha periods, target
+// clamping and byte-counter recovery; and the parameters each profile resolves to.
 #include "models/roce/dcqcn-rate-control.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -55,6 +58,15 @@ Target(Ptr<DcqcnRateControl> rc)
   return rc->GetTargetRate().GetBitRate();
 }
 
+/// A reaction point with the parameters of `profile`.
+Ptr<DcqcnRateControl>
+Make(DcqcnRateControl::Profile profile = DcqcnRateControl::PAPER)
+{
+  auto rc = CreateObject<DcqcnRateControl>();
+  rc->SetAttribute("Profile", EnumValue(profile));
+  return rc;
+}
+
 /// The paper's rate step towards the target: (Rt + Rc) / 2, rounded up.
 uint64_t
 Halfway(uint64_t target, uint64_t rate)
@@ -66,7 +78,7 @@ Halfway(uint64_t target, uint64_t rate)
 
 TEST_CASE("DCQCN: Start runs at line rate; one CNP halves the rate and keeps alpha at 1", "[dcqcn]")
 {
-  auto rc = CreateObject<DcqcnRateControl>();
+  auto rc = Make();
   rc->Start(DataRate(kLine));
   CHECK(Rate(rc) == kLine);
   CHECK(Target(rc) == kLine);
@@ -100,7 +112,7 @@ TEST_CASE("DCQCN: Start runs at line rate; one CNP halves the rate and keeps alp
 
 TEST_CASE("DCQCN: a second CNP cuts by the current alpha, not by a half", "[dcqcn]")
 {
-  auto rc = CreateObject<DcqcnRateControl>();
+  auto rc = Make();
   rc->SetAttribute("InitialAlpha", DoubleValue(0.5));
   rc->Start(DataRate(kLine));
   rc->OnCnp(); // alpha 0.5: Rc = 100G * 0.75, alpha = (1-g) 0.5 + g
@@ -119,7 +131,7 @@ TEST_CASE("DCQCN: alpha decays by (1-g) per AlphaUpdatePeriod without CNPs", "[d
 {
   for (double g : { kG, 1.0 / 16 })
   {
-    auto rc = CreateObject<DcqcnRateControl>();
+    auto rc = Make();
     rc->SetAttribute("G", DoubleValue(g));
     rc->Start(DataRate(kLine));
     std::vector<double> traced;
@@ -150,7 +162,7 @@ TEST_CASE("DCQCN: alpha decays by (1-g) per AlphaUpdatePeriod without CNPs", "[d
 
 TEST_CASE("DCQCN: recovery by fast recovery, additive and hyper increase, back to line rate, then silence", "[dcqcn]")
 {
-  auto rc = CreateObject<DcqcnRateControl>();
+  auto rc = Make();
   rc->SetAttribute("ByteCounter", UintegerValue(1000000));
   // The paper's 40G increase steps, set explicitly (the defaults scale them with the line rate).
   rc->SetAttribute("AdditiveIncrease", DataRateValue(DataRate("40Mb/s")));
@@ -268,7 +280,7 @@ TEST_CASE("DCQCN: recovery by fast recovery, additive and hyper increase, back t
 
 TEST_CASE("DCQCN: CNPs every 50 us drive the rate down to MinRate and never below", "[dcqcn]")
 {
-  auto rc = CreateObject<DcqcnRateControl>();
+  auto rc = Make();
   rc->SetAttribute("MinRate", DataRateValue(DataRate("3Gb/s")));
   RateLog log;
   log.Connect(rc);
@@ -298,7 +310,7 @@ TEST_CASE("DCQCN: CNPs every 50 us drive the rate down to MinRate and never belo
 
 TEST_CASE("DCQCN: the default MinRate (1 Mb/s) holds under a long CNP storm", "[dcqcn]")
 {
-  auto rc = CreateObject<DcqcnRateControl>();
+  auto rc = Make();
   RateLog log;
   log.Connect(rc);
   rc->Start(DataRate(kLine));
@@ -315,7 +327,7 @@ TEST_CASE("DCQCN: the default MinRate (1 Mb/s) holds under a long CNP storm", "[
 
 TEST_CASE("DCQCN: the byte counter makes one increase stage per B bytes and restarts on a CNP", "[dcqcn]")
 {
-  auto rc = CreateObject<DcqcnRateControl>();
+  auto rc = Make();
   rc->SetAttribute("ByteCounter", UintegerValue(1000000));
   rc->SetAttribute("RateIncreasePeriod", TimeValue(MilliSeconds(10))); // keep the timer out of the way
   RateLog log;
@@ -367,7 +379,7 @@ TEST_CASE("DCQCN: the byte counter makes one increase stage per B bytes and rest
 
 TEST_CASE("DCQCN: no event is scheduled while idle, before a CNP or after recovery", "[dcqcn]")
 {
-  auto rc = CreateObject<DcqcnRateControl>();
+  auto rc = Make();
   rc->Start(DataRate(kLine));
   // Before any CNP: sending at line rate costs nothing.
   rc->OnBytesSent(100000000);
@@ -415,7 +427,7 @@ TEST_CASE("DCQCN: no event is scheduled while idle, before a CNP or after recove
 
 TEST_CASE("DCQCN: CutInterval defers and coalesces CNPs; Stop cancels everything", "[dcqcn]")
 {
-  auto rc = CreateObject<DcqcnRateControl>();
+  auto rc = Make();
   rc->SetAttribute("CutInterval", TimeValue(MicroSeconds(4)));
   RateLog log;
   log.Connect(rc);
@@ -461,7 +473,7 @@ TEST_CASE("DCQCN: the increase steps scale with the line rate unless set", "[dcq
   // and one byte-counter stage past F, the target rises by 100 Mb/s; at 400G by 400 Mb/s.
   for (const uint64_t line : { 100000000000ULL, 400000000000ULL })
   {
-    auto rc = CreateObject<DcqcnRateControl>();
+    auto rc = Make();
     rc->SetAttribute("ByteCounter", UintegerValue(1000));
     rc->SetAttribute("FastRecoverySteps", UintegerValue(0));
     rc->Start(DataRate(line));
@@ -473,4 +485,144 @@ TEST_CASE("DCQCN: the increase steps scale with the line rate unless set", "[dcq
     CHECK(rc->GetTargetRate().GetBitRate() == target + line / 1000);
     rc->Stop();
   }
+}
+
+TEST_CASE("DCQCN profiles: parameters in effect, NP interval and ECN thresholds", "[dcqcn]")
+{
+  // ConnectX: the first cut takes alpha = initial_alpha_value 1023/1024.
+  auto rc = Make(DcqcnRateControl::CONNECTX);
+  rc->Start(DataRate(kLine));
+  rc->OnCnp();
+  CHECK(Rate(rc) == static_cast<uint64_t>(double(kLine) * (1 - 1023.0 / 2048)));
+  CHECK(Target(rc) == kLine);
+  rc->Stop();
+  // Paper (the default): first cut with alpha 1.
+  auto paper = CreateObject<DcqcnRateControl>();
+  paper->Start(DataRate(kLine));
+  paper->OnCnp();
+  CHECK(Rate(paper) == kLine / 2);
+  CHECK(DcqcnRateControl::NpCnpInterval(DcqcnRateControl::PAPER) == MicroSeconds(50));
+  CHECK(DcqcnRateControl::NpCnpInterval(DcqcnRateControl::CONNECTX) == MicroSeconds(4));
+  // Zhu et al.'s 5 KB / 200 KB / 1% at 40G, at a 100G reference: 2.5 times the bytes.
+  const auto p = DcqcnRateControl::EcnThresholdsOf(DcqcnRateControl::PAPER, DataRate("100Gb/s"));
+  CHECK(p.kminBytes == 12500);
+  CHECK(p.kmaxBytes == 500000);
+  CHECK(p.pmax == 0.01);
+  const auto c = DcqcnRateControl::EcnThresholdsOf(DcqcnRateControl::CONNECTX, DataRate("100Gb/s"));
+  CHECK(c.kminBytes == 150000);
+  CHECK(c.kmaxBytes == 1500000);
+  CHECK(DcqcnRateControl::DefaultProfile() == DcqcnRateControl::PAPER);
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN ConnectX: alpha follows the share of 1 us periods with a CNP", "[dcqcn]")
+{
+  // dce_tcp_g 1019 (g = 5/1024) once per dce_tcp_rtt = 1 us: a CNP every 8 us holds alpha near
+  // 1/8 of its saturation instead of at 1, and 300 us without CNPs decay it by (1019/1024)^300.
+  const double g = 5.0 / 1024;
+  auto rc = Make(DcqcnRateControl::CONNECTX);
+  rc->Start(DataRate(kLine));
+  std::vector<double> atCnp;
+  for (int k = 0; k < 100; ++k)
+  {
+    // 0.5 us into periods 0, 8, 16, ...: the first CNP starts the grid at 0.5 us.
+    Simulator::Schedule(NanoSeconds(500) + MicroSeconds(8 * k), [&] { rc->OnCnp(); atCnp.push_back(rc->GetAlpha()); });
+  }
+  double expected = 1023.0 / 1024;
+  std::vector<double> model{ expected };
+  for (int k = 1; k < 100; ++k)
+  {
+    // Periods 8(k-1) .. 8k-1 have ended: the first held a CNP (except for the grid's start).
+    expected = k == 1 ? expected * std::pow(1 - g, 8) : ((1 - g) * expected + g) * std::pow(1 - g, 7);
+    model.push_back(expected);
+  }
+  double afterIdle = 0;
+  Simulator::Schedule(NanoSeconds(500) + MicroSeconds(8 * 99 + 300), [&] { afterIdle = rc->GetAlpha(); });
+  Simulator::Stop(MicroSeconds(8 * 99 + 301));
+  Simulator::Run();
+  REQUIRE(atCnp.size() == 100);
+  for (int k = 0; k < 100; ++k)
+  {
+    CHECK(atCnp[k] == Approx(model[k]).epsilon(1e-12));
+  }
+  CHECK(atCnp.back() < 0.25); // the paper's per-CNP rule would hold it at 1 (CNPs every 8 us < K)
+  CHECK(afterIdle == Approx(((1 - g) * model.back() + g) * std::pow(1 - g, 299)).epsilon(1e-12));
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN ConnectX: cuts in a row keep the target; the byte counter recovers in 32 KB steps", "[dcqcn]")
+{
+  auto rc = Make(DcqcnRateControl::CONNECTX);
+  rc->Start(DataRate(kLine));
+  int checks = 0;
+  uint64_t afterSecond = 0;
+  Simulator::Schedule(Time(0), [&] { rc->OnCnp(); });
+  Simulator::Schedule(MicroSeconds(10),
+                      [&]
+                      {
+                        const uint64_t before = Rate(rc);
+                        const double alpha = rc->GetAlpha();
+                        rc->OnCnp(); // 10 us after the first cut: no deferral, no timer increase since
+                        afterSecond = Rate(rc);
+                        CHECK(afterSecond == static_cast<uint64_t>(double(before) * (1 - alpha / 2)));
+                        CHECK(Target(rc) == kLine); // the paper sets Rt to the rate it cut from, 50 Gb/s
+                        // rpg_threshold F = 1: the first 32,767 bytes are fast recovery, then additive
+                        // increase (Rt += 5 Mb/s, capped at the line rate), each halving the gap to Rt.
+                        uint64_t r = afterSecond;
+                        for (int stage = 0; stage < 8; ++stage)
+                        {
+                          rc->OnBytesSent(32766);
+                          CHECK(Rate(rc) == r); // one byte short of a stage
+                          rc->OnBytesSent(1);
+                          CHECK(Target(rc) == kLine);
+                          r = Halfway(kLine, r);
+                          CHECK(Rate(rc) == r);
+                        }
+                        CHECK(Rate(rc) > 0.99 * kLine); // 262 KB after the cut: 21 us at 100G
+                        ++checks;
+                      });
+  Simulator::Stop(MicroSeconds(11));
+  Simulator::Run();
+  CHECK(checks == 1);
+  CHECK(afterSecond < kLine / 3);
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN ConnectX: after a timer increase the next cut clamps the target; cuts 4 us apart", "[dcqcn]")
+{
+  auto rc = Make(DcqcnRateControl::CONNECTX);
+  rc->Start(DataRate(kLine));
+  int checks = 0;
+  Simulator::Schedule(Time(0), [&] { rc->OnCnp(); });
+  Simulator::Schedule(MicroSeconds(1),
+                      [&]
+                      {
+                        const uint64_t r = Rate(rc);
+                        rc->OnCnp(); // within rate_reduce_monitor_period: deferred to t = 4 us
+                        CHECK(Rate(rc) == r);
+                        ++checks;
+                      });
+  Simulator::Schedule(MicroSeconds(4) + PicoSeconds(1),
+                      [&]
+                      {
+                        CHECK(Rate(rc) < kLine / 3); // the deferred cut
+                        CHECK(Target(rc) == kLine);
+                        ++checks;
+                      });
+  // rpg_time_reset: the timer's first stage 300 us after the cut (fast recovery) raises the
+  // rate; the cut after it sets Rt to the rate it cuts from.
+  Simulator::Schedule(MicroSeconds(305),
+                      [&]
+                      {
+                        const uint64_t r = Rate(rc);
+                        CHECK(r > kLine / 2);
+                        CHECK(r < kLine);
+                        rc->OnCnp();
+                        CHECK(Target(rc) == r);
+                        ++checks;
+                      });
+  Simulator::Stop(MicroSeconds(306));
+  Simulator::Run();
+  CHECK(checks == 3);
+  Simulator::Destroy();
 }
