@@ -102,9 +102,17 @@ FairReference::AddMessage(uint32_t src,
 }
 
 void
+FairReference::Skip(const std::string& why)
+{
+  m_skipped = why;
+  m_input.flows.clear();
+  m_input.flows.shrink_to_fit();
+}
+
+void
 FairReference::Compute()
 {
-  if (m_computed || m_overLimit)
+  if (m_computed || m_overLimit || !m_skipped.empty())
   {
     return;
   }
@@ -154,7 +162,11 @@ FairReference::Summary() const
 {
   nlohmann::json j = { { "paths", m_ecmp && m_spray ? "ecmp and spray" : m_ecmp ? "ecmp" : "spray" },
                        { "flows", m_flowCount } };
-  if (m_overLimit)
+  if (!m_skipped.empty())
+  {
+    j["not_computed"] = m_skipped;
+  }
+  else if (m_overLimit)
   {
     j["not_computed"] = "over " + std::to_string(kFlowLimit) + " message parts, or over the computation's work limit";
   }

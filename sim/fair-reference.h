@@ -50,6 +50,9 @@ public:
                   const std::vector<std::pair<ns3::RdmaQueuePair*, uint64_t>>& parts);
   /// \brief Computes every message's fair time (once, after the run).
   void Compute();
+  /// \brief Leaves the reference out, saying why (a run stopped before its work was done has
+  /// not posted all its messages: the reference of those it did would not be the run's).
+  void Skip(const std::string& why);
   /// \brief The fair time (post to completion) of the next unclaimed message with these fields,
   /// in posting order; nullopt when not computed or the pair has no path.
   std::optional<double> TakeMessageTimeS(const MessageRecord& m);
@@ -77,6 +80,7 @@ private:
   std::vector<Message> m_messages;
   uint64_t m_flowCount = 0;
   bool m_overLimit = false;
+  std::string m_skipped; ///< why the reference was left out (Skip)
   bool m_computed = false;
   bool m_ecmp = false;  ///< some part went over one ECMP path
   bool m_spray = false; ///< some part sprayed

@@ -344,7 +344,10 @@ RunTransport(const ScenarioSpec& spec,
   const RunOutcome outcome = Run(spec, transport, options, service, workloads, sampler, wall);
 
   // ---- collect ----------------------------------------------------------------------------------
-  fair.Compute();
+  if (outcome.partial)
+    fair.Skip("the run stopped before its work was done");
+  else
+    fair.Compute();
   CompletionTables tables(options.outDir);
   for (auto& w : workloads)
     tables.Add(*w, &fair);
