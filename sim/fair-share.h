@@ -34,7 +34,7 @@ struct FairShareInput
   std::vector<FairFlow> flows;
   /// Work allowed (flow-link updates summed over the allocations); past it the reference is not
   /// computed (a run of millions of flows would take longer than the simulation).
-  uint64_t workLimit = uint64_t(1) << 30;
+  uint64_t workLimit = uint64_t(1) << 23;
 };
 
 /// \brief Each flow's finish time in seconds, in the order of `input.flows`; nullopt when the
