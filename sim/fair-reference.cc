@@ -26,12 +26,11 @@ FairReference::FairReference(ns3::FabricNetwork& net, const IdealModel& ideal)
 }
 
 std::vector<uint32_t>
-FairReference::EcmpPath(ns3::RdmaQueuePair& qp, uint32_t src, uint32_t dst)
+FairReference::EcmpPath(const ns3::RoceQueuePair& roce, uint32_t src, uint32_t dst)
 {
-  auto* roce = dynamic_cast<ns3::RoceQueuePair*>(&qp);
   const Fabric& fabric = m_net.GetFabric();
   const FabricRouting& routing = m_net.Routing();
-  const int plane = roce->GetPlane();
+  const int plane = roce.GetPlane();
   const Attachment& first = routing.Attach(src, plane);
   if (!first.valid || !routing.Attach(dst, plane).valid)
   {
@@ -40,7 +39,7 @@ FairReference::EcmpPath(ns3::RdmaQueuePair& qp, uint32_t src, uint32_t dst)
   const auto directed = [&](VertexId from, uint32_t link)
   { return 2 * link + (fabric.Ends(link).first == from ? 0u : 1u); };
   std::vector<uint32_t> links{ directed(fabric.Gpu(src), first.link) };
-  ns3::FramePtr frame = ns3::MakeFrame(roce->PathSpec());
+  ns3::FramePtr frame = ns3::MakeFrame(roce.PathSpec());
   VertexId at = first.leaf;
   const VertexId target = fabric.Gpu(dst);
   for (int hops = 0; hops < 2 * kMaxTiers; ++hops)
@@ -85,9 +84,9 @@ FairReference::AddMessage(uint32_t src,
     FairFlow flow;
     flow.startS = posted.GetSeconds();
     flow.bits = double(partBytes) * 8 * m_ideal.wireOverhead;
-    if (dynamic_cast<ns3::RoceQueuePair*>(qp))
+    if (const auto* roce = dynamic_cast<const ns3::RoceQueuePair*>(qp))
     {
-      flow.links = EcmpPath(*qp, src, dst);
+      flow.links = EcmpPath(*roce, src, dst);
       m_ecmp = true;
     }
     else

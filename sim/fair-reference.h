@@ -18,6 +18,7 @@
 
 #include "models/fabric/fabric-network.h"
 #include "models/rdma/rdma-queue-pair.h"
+#include "models/roce/roce-queue-pair.h"
 
 #include <nlohmann/json.hpp>
 
@@ -70,7 +71,7 @@ private:
   };
 
   /// Directed links of a RoCEv2 QP's ECMP path (empty when there is none).
-  std::vector<uint32_t> EcmpPath(ns3::RdmaQueuePair& qp, uint32_t src, uint32_t dst);
+  std::vector<uint32_t> EcmpPath(const ns3::RoceQueuePair& qp, uint32_t src, uint32_t dst);
   uint32_t NicLink(uint32_t gpu, bool out) const { return m_nicLinkBase + 2 * gpu + (out ? 0 : 1); }
 
   ns3::FabricNetwork& m_net;
