@@ -277,6 +277,19 @@ FabricPort::MarkEcn(FabricFrame& frame)
 }
 
 void
+FabricPort::MarkOnDequeue(FabricFrame& frame, uint8_t cls)
+{
+  const double scale = m_config->ThresholdScale(m_rateBps);
+  const double p = m_config->MarkProbability(static_cast<uint32_t>(m_bytes[cls] / scale));
+  if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(frame))
+  {
+    ++m_ecnMarked;
+    if (m_traces)
+      m_traces->ecnMark(ToPacket(frame));
+  }
+}
+
+void
 FabricPort::Trim(FabricFrame& frame)
 {
   const uint32_t keep = m_config->TrimmedSize() - Ipv6UsidHeader::kSize;
@@ -328,7 +341,8 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
   }
   // Marked only once it is certain to be queued (a trimmed packet is not marked: it is a signal
   // of its own).
-  if (cls != PortQueueConfig::kControlClass && m_config->EcnEnabled())
+  if (cls != PortQueueConfig::kControlClass && m_config->EcnEnabled() &&
+      m_config->EcnMarkPoint() == PortQueueConfig::ENQUEUE)
   {
     double p = m_config->MarkProbability(static_cast<uint32_t>(m_bytes[cls] / scale));
     if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(*frame))
@@ -394,6 +408,11 @@ FabricPort::StartOne(Time start)
     {
       --m_losslessQueued;
       m_pfc->Release(static_cast<uint16_t>(item.ingress - 1), cls, size);
+    }
+    if (m_config->EcnEnabled() && m_config->EcnMarkPoint() == PortQueueConfig::DEQUEUE &&
+        cls != PortQueueConfig::kControlClass)
+    {
+      MarkOnDequeue(*item.frame, static_cast<uint8_t>(cls));
     }
     if (m_traces)
       m_traces->dequeue(ToPacket(*item.frame), cls);

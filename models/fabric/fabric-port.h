@@ -207,6 +207,8 @@ private:
   void SetPaused(uint8_t cls, bool paused);
   void Drop(const FabricFrame& frame, DropCause cause);
   bool MarkEcn(FabricFrame& frame);
+  /// \brief RED on the bytes a departing packet of `cls` leaves behind (EcnMarkPoint Dequeue).
+  void MarkOnDequeue(FabricFrame& frame, uint8_t cls);
   void Trim(FabricFrame& frame);
   int NextClass() const;
   bool StartOne(Time start);

@@ -4,6 +4,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -46,6 +47,13 @@ PortQueueConfig::GetTypeId()
                     BooleanValue(true),
                     MakeBooleanAccessor(&PortQueueConfig::m_ecnEnabled),
                     MakeBooleanChecker())
+      .AddAttribute("EcnMarkPoint",
+                    "Enqueue: RED on the class's bytes when a packet joins the queue. Dequeue: RED on the bytes "
+                    "it leaves behind when it starts on the wire, so that the mark reports the queue as it is "
+                    "when the packet leaves, not as it was a queueing delay earlier.",
+                    EnumValue(ENQUEUE),
+                    MakeEnumAccessor(&PortQueueConfig::m_ecnPoint),
+                    MakeEnumChecker(ENQUEUE, "Enqueue", DEQUEUE, "Dequeue"))
       .AddAttribute("ReferenceRate",
                     "Port rate EcnKmin, EcnKmax and TrimThreshold are given for; a port of another rate "
                     "scales them by its rate / ReferenceRate. 0 turns scaling off.",

@@ -38,6 +38,14 @@ public:
     return ref && rateBps ? double(rateBps) / double(ref) : 1.0;
   }
   bool EcnEnabled() const { return m_ecnEnabled; }
+  /// \brief Where a port decides to mark: on the queue a packet joins, or on the queue it leaves
+  /// behind when it starts on the wire.
+  enum EcnPoint
+  {
+    ENQUEUE,
+    DEQUEUE,
+  };
+  EcnPoint EcnMarkPoint() const { return m_ecnPoint; }
 
   bool TrimEnabled() const { return m_trimEnabled; }
   uint32_t TrimThreshold() const { return m_trimThreshold; }
@@ -70,6 +78,7 @@ private:
   uint32_t m_controlLimit;
   uint32_t m_dataLimit;
   bool m_ecnEnabled;
+  EcnPoint m_ecnPoint;
   uint32_t m_ecnKmin;
   uint32_t m_ecnKmax;
   double m_ecnPmax;

@@ -6,6 +6,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 
 #include <catch2/catch.hpp>
 
@@ -263,4 +264,69 @@ TEST_CASE("fabric: ECN marking differs between runs 4 and 5", "[fabric][ecn]")
     return m;
   };
   CHECK(marks(4) != marks(5));
+}
+
+// EcnMarkPoint Dequeue: the decision is taken when a packet starts on the wire, on the bytes it
+// leaves behind, so a queue filled at once marks its first departures and not its last ones, and
+// nothing at enqueue. With a step at 20 KB (Kmin 20,000, Kmax 20,001), exactly the packets that
+// leave more than 20,000 bytes behind are marked.
+TEST_CASE("fabric: with EcnMarkPoint=Dequeue the bytes a departing packet leaves behind decide", "[fabric][ecn]")
+{
+  FabricFixture fx(TinyMultiplane(), 7, 3);
+  Ptr<PortQueueConfig> config = fx.net->GetFabricPortConfig();
+  config->SetAttribute("EcnEnabled", BooleanValue(true));
+  config->SetAttribute("EcnMarkPoint", EnumValue(PortQueueConfig::DEQUEUE));
+  config->SetAttribute("EcnKmin", UintegerValue(20000));
+  config->SetAttribute("EcnKmax", UintegerValue(20001));
+  config->SetAttribute("ReferenceRate", DataRateValue(DataRate(0)));
+  const Fabric& f = *fx.fabric;
+  Ptr<FabricPort> port;
+  for (VertexId v = 0; v < f.NumVertices() && !port; ++v)
+  {
+    for (uint16_t i = 0; f.Node(v).role == NodeRole::Switch && i < f.Degree(v) && !port; ++i)
+    {
+      if (fx.net->GetPort(v, i)->GetQueueConfig() == config)
+      {
+        port = fx.net->GetPort(v, i);
+      }
+    }
+  }
+  REQUIRE(port);
+  std::vector<uint32_t> behindAtMark;
+  port->TraceConnectWithoutContext("EcnMark",
+                                   Callback<void, Ptr<const Packet>>([&](Ptr<const Packet> p)
+                                                                     {
+                                                                       CHECK(PeekIp(p).GetEcn() == Ipv6UsidHeader::Ce);
+                                                                       behindAtMark.push_back(port->QueueBytes(1));
+                                                                     }));
+  bool firstStarted = false; // an idle port puts the first packet on the wire at once
+  for (int k = 0; k < 400; ++k)
+  {
+    FabricPacketSpec s;
+    s.srcGpu = 0;
+    s.dstGpu = 5;
+    s.payloadBytes = 200;
+    s.ecn = Ipv6UsidHeader::Ect0;
+    REQUIRE(port->Enqueue(MakeWriteFrame(s), 1, nullptr));
+    firstStarted = firstStarted || (k == 0 && port->QueueBytes(1) == 0);
+  }
+  CHECK(behindAtMark.empty()); // nothing at enqueue
+  const int queued = firstStarted ? 399 : 400;
+  const uint32_t size = port->QueueBytes(1) / queued;
+  REQUIRE(size * queued == port->QueueBytes(1));
+  uint64_t expected = 0; // the i-th queued packet to leave leaves (queued - i) packets behind
+  for (int i = 1; i <= queued; ++i)
+  {
+    expected += uint64_t(queued - i) * size > 20000;
+  }
+  REQUIRE(expected > 0);
+  REQUIRE(expected < uint64_t(queued));
+  Simulator::Run();
+  CHECK(behindAtMark.size() == expected);
+  for (uint32_t b : behindAtMark)
+  {
+    CHECK(b > 20000);
+  }
+  CHECK(port->QueueBytes(1) == 0);
+  Simulator::Destroy();
 }
