@@ -34,6 +34,10 @@ public:
   /// \return an index into evs of a GOOD EV, or -1 if none
   virtual int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane) = 0;
   virtual void OnFeedback(MrcEv& ev, EvFeedback feedback) {}
+  /// \brief Called once before the first Select with a number that identifies the QP stably
+  /// (its GPU and QP number): a selector that draws random numbers seeds its own stream from it
+  /// and the run's seed, so that QPs draw independent sequences and a rerun draws the same ones.
+  virtual void SetStream(uint64_t stream) {}
 };
 
 } // namespace ns3

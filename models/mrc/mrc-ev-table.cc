@@ -20,12 +20,13 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MrcEvTable");
 
 void
-MrcEvTable::CreateSelector(TypeId type)
+MrcEvTable::CreateSelector(TypeId type, uint64_t stream)
 {
   ObjectFactory selector;
   selector.SetTypeId(type);
   m_selector = selector.Create<EvSelector>();
   NS_ABORT_MSG_IF(!m_selector, "MrcQueuePair: EvSelector \"" << type.GetName() << "\" is not an ns3::EvSelector");
+  m_selector->SetStream(stream);
 }
 
 void

@@ -164,7 +164,7 @@ MrcQueuePair::SetUp()
 {
   NS_LOG_FUNCTION(this << m_qpn);
   m_setUp = true;
-  m_evTable.CreateSelector(m_selectorType);
+  m_evTable.CreateSelector(m_selectorType, (uint64_t(m_nic->GetGpu()) << 32) | m_qpn);
   m_sender.CreateCongestionControl(m_ccType);
 
   const uint16_t ports = m_nic->NumPorts();

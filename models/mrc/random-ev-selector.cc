@@ -24,6 +24,13 @@ RandomEvSelector::RandomEvSelector()
 {
 }
 
+void
+RandomEvSelector::SetStream(uint64_t stream)
+{
+  uint64_t id = stream;
+  m_rng = SplitMixSeed(RngSeedManager::GetSeed(), RngSeedManager::GetRun(), 0xE5E1EC70 ^ SplitMix64(id));
+}
+
 int
 RandomEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane)
 {

@@ -1,4 +1,5 @@
-// Uniformly random EV choice, seeded from the run's seed (deterministic per seed and run).
+// Uniformly random EV choice: each QP draws its own stream, seeded from the run's seed and run
+// number and the QP's stable id (SetStream), so QPs are independent and a rerun repeats them.
 #ifndef MRCSIM_MODELS_RANDOM_EV_SELECTOR_H
 #define MRCSIM_MODELS_RANDOM_EV_SELECTOR_H
 
@@ -16,6 +17,7 @@ public:
   static TypeId GetTypeId();
   RandomEvSelector();
   int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane) override;
+  void SetStream(uint64_t stream) override;
 
 private:
   uint64_t m_rng;
