@@ -155,13 +155,6 @@ std::string
 ModelProblem(const std::string& typeName, const std::string& attribute, const std::string& text)
 {
   const std::string name = typeName + "::" + attribute;
-  if (name == "ns3::DcqcnRateControl::AlphaUpdatePeriod" || name == "ns3::DcqcnRateControl::RateIncreasePeriod")
-  {
-    if (!(TimeSeconds(text) > 0))
-    {
-      return "expected a period above 0 (a timer of period 0 would fire forever at one instant)";
-    }
-  }
   if (name == "ns3::MrcQueuePair::LossProbeRtts" && std::strtod(text.c_str(), nullptr) > range::kMaxLossProbeRtts)
   {
     return "expected at most " + Num(range::kMaxLossProbeRtts) +

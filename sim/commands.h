@@ -13,6 +13,7 @@ int TopoCommand(const std::vector<std::string>& args);
 int BenchCommand(const std::vector<std::string>& args);
 int RunCommand(const std::vector<std::string>& args);
 int ValidateCommand(const std::vector<std::string>& args);
+int AttributesCommand(const std::vector<std::string>& args);
 
 class CliArgs;
 /// \brief Installs the event scheduler named by --scheduler (default ns3::FabricScheduler) in

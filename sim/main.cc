@@ -26,6 +26,7 @@ commands:
   topo      build a fabric (preset, spec file or GraphML) and print its figures
   run       run a scenario file (MRC and/or RoCEv2), write results and a comparison table
   validate  check a scenario file without running it
+  attributes  list the ns-3 attributes a scenario may set (defaults, ranges, documentation)
   bench     benchmarks: topology | forwarding | perm-8192
 run `mrcsim <command> --help` for its options; `mrcsim --version` prints the version.
 )";
@@ -106,6 +107,8 @@ main(int argc, char** argv)
       return written(mrcsim::RunCommand(args));
     if (command == "validate")
       return written(mrcsim::ValidateCommand(args));
+    if (command == "attributes")
+      return written(mrcsim::AttributesCommand(args));
     if (command == "--version" || command == "version")
     {
       // The same string as summary.json's "version" and the Python module's __version__.

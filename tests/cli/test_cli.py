@@ -205,6 +205,14 @@ with tempfile.TemporaryDirectory() as tmp:
     expect_error("graphml to a full disk", ["topo", "--preset", "multiplane-64", "--graphml", "/dev/full"], 1,
                  "cannot write /dev/full")
     expect_error("fail-link empty", ["topo", "--preset", "multiplane-64", "--fail-link", ""], 2, "--fail-link")
+    # The attribute listing: a filter, JSON, and a filter that matches nothing is a usage error.
+    code, out, err = run("attributes", "DcqcnRateControl", "--json")
+    listed = {a["name"]: a for a in json.loads(out)} if code == 0 else {}
+    check("attributes json", "ns3::DcqcnRateControl::G" in listed and listed["ns3::DcqcnRateControl::G"]["settable"]
+          and all("DcqcnRateControl" in n for n in listed), err)
+    code, out, err = run("attributes", "FabricChannel::Delay")
+    check("attributes text", code == 0 and "not settable from a scenario" in out and "topology" in out, err)
+    expect_error("attributes nothing", ["attributes", "NoSuchThing"], 2, "no attribute name contains \"NoSuchThing\"")
     # An old summary.json never stays beside new CSVs: a re-run removes it first, and a run that
     # fails (here: refused when its workloads are made) leaves none.
     stale = os.path.join(tmp, "stale-out")

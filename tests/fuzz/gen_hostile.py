@@ -78,13 +78,14 @@ def gen_hostile(c):
         extra=["--set", 'transport.attributes={"ns3::PortQueueConfig::DataLimit":4000}'])
     validate("hostile.at.MrcQueuePair.BackupEvsPerPlane.4096", "at.MrcQueuePair.BackupEvsPerPlane.4096.json",
              "4096 backup EVs in each of 8 planes", "ns3::MrcQueuePair::BackupEvsPerPlane", "16384")
-    validate("hostile.at.roce.DcqcnRateControl.AlphaUpdatePeriod.0s", "at.roce.DcqcnRateControl.AlphaUpdatePeriod.0s.json",
-             "DCQCN alpha period 0 s", "ns3::DcqcnRateControl::AlphaUpdatePeriod", "above 0")
+    # DCQCN's periods of 0 s stand for the profile's (55 us in the Paper profile): the run completes.
+    run("hostile.at.roce.DcqcnRateControl.AlphaUpdatePeriod.0s", "at.roce.DcqcnRateControl.AlphaUpdatePeriod.0s.json",
+        "DCQCN alpha period 0 s: the profile's; the all-to-all completes", OK, timeout=60)
     cid = "hostile.at.roce.DcqcnRateControl.RateIncreasePeriod.0s"
     f = copy(c, cid, "at.roce.DcqcnRateControl.AlphaUpdatePeriod.0s.json",
              replace=[("AlphaUpdatePeriod", "RateIncreasePeriod")])
-    c.add("scenario", "range", cid, "DCQCN rate-increase period 0 s",
-          err(f, "ns3::DcqcnRateControl::RateIncreasePeriod", "above 0"), argv=["validate", f], files=[f], timeout=10)
+    c.add("run", "range", cid, "DCQCN rate-increase period 0 s: the profile's; the all-to-all completes",
+          OK, argv=["run", f, "--quiet", "--out", "out/run"], files=[f], timeout=60)
 
     # D7: a reference rate of 0 turns threshold scaling off (it used to make every threshold 0 and
     # trim every packet); a trimming threshold below one frame is refused.
