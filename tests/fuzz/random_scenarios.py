@@ -13,8 +13,9 @@ being refused. For each scenario:
   - a run's outputs are whole: summary.json parses, and every transport's CSVs parse with one
     message row per message the summary counts;
   - RoCEv2 never times out without a drop on a fabric without failures or random loss;
-  - every `--rerun-every`-th run is run again and gives byte-identical CSVs and the same summary
-    (wall-clock figures aside).
+  - every `--rerun-every`-th run is run again in 2 partitions (the first in 1) and gives
+    byte-identical CSVs and the same summary (wall-clock figures aside, and the event count where
+    frames can be lost, which may differ by a few events; see summary.schema.json).
 
 Usage: random_scenarios.py MRCSIM ROOT [--count N] [--seed S] [--rerun-every K] [-j J]
 Prints one line per scenario that broke an invariant (with the scenario kept under --keep) and
@@ -401,6 +402,10 @@ def check(mrcsim, doc, work, rerun):
                 problems.append("rerun (2 partitions): CSVs differ: %s" % sorted(k for k in files if files[k] != files2.get(k)))
             for r in summary["runs"] + summary2["runs"]:
                 r.pop("wall_clock", None)
+                # The event count may differ by a few between partition counts when frames are
+                # lost at random on links between partitions (summary.schema.json); results may not.
+                if doc.get("link_loss") or doc.get("failures"):
+                    r.pop("events", None)
             if summary2 != summary:
                 problems.append("rerun (2 partitions): summary.json differs")
     return problems, "ran"
