@@ -122,6 +122,13 @@ main(int argc, char** argv)
     }
     throw mrcsim::UsageError("unknown command \"" + command + "\"");
   }
+  catch (const mrcsim::RanksDisagree& e)
+  {
+    // Every rank stopped at the same point with this message: rank 0 reports it.
+    if (!mrcsim::MpiLink() || mrcsim::MpiLink()->Rank() == 0)
+      std::cerr << "mrcsim: error: " << e.what() << "\n";
+    return 2;
+  }
   catch (const mrcsim::UsageError& e)
   {
     std::cerr << "mrcsim: " << e.what() << "\n" << kUsage;

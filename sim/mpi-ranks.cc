@@ -1,5 +1,7 @@
 #include "sim/mpi-ranks.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -110,6 +112,91 @@ AbortRanks(int code)
     MPI_Abort(ns3::MpiInterface::GetCommunicator(), code);
 }
 
+namespace
+{
+
+/// 64-bit FNV-1a of a part's name and text (never 0: 0 stands for a part a rank does not have).
+uint64_t
+Digest(const RankAgreementPart& part)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const std::string* s : { &part.name, &part.text })
+  {
+    for (unsigned char c : *s)
+    {
+      h ^= c;
+      h *= 0x100000001b3ull;
+    }
+    h ^= 0xff; // separates the name from the text
+    h *= 0x100000001b3ull;
+  }
+  return h == 0 ? 1 : h;
+}
+
+/// Sends `text` from rank `root` to every rank: its length first (a fixed size), then its bytes.
+std::string
+BroadcastText(std::string text, int root, MPI_Comm comm)
+{
+  uint64_t size = text.size();
+  MPI_Bcast(&size, 1, MPI_UINT64_T, root, comm);
+  if (size > uint64_t(INT32_MAX))
+    throw std::runtime_error("MPI: a text of " + std::to_string(size) + " bytes to agree on");
+  text.resize(size);
+  MPI_Bcast(text.data(), static_cast<int>(size), MPI_CHAR, root, comm);
+  return text;
+}
+
+} // namespace
+
+void
+AgreeWithRankZero(const std::vector<RankAgreementPart>& parts, const ExplainDifference& explain)
+{
+  if (!g_link)
+    return;
+  constexpr std::size_t kParts = 8;
+  if (parts.size() > kParts)
+    throw std::logic_error("AgreeWithRankZero: more than 8 parts");
+  MPI_Comm comm = ns3::MpiInterface::GetCommunicator();
+  const uint64_t rank = g_link->Rank();
+  uint64_t mine[kParts] = {};
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    mine[i] = Digest(parts[i]);
+  uint64_t zero[kParts];
+  std::copy(mine, mine + kParts, zero);
+  MPI_Bcast(zero, kParts, MPI_UINT64_T, 0, comm);
+  // [0]: the first rank that differs (UINT64_MAX: none); [1 + i]: 1 if every rank has part i as
+  // rank 0 has it.
+  uint64_t agreed[1 + kParts];
+  bool differs = false;
+  for (std::size_t i = 0; i < kParts; ++i)
+  {
+    agreed[1 + i] = mine[i] == zero[i] ? 1 : 0;
+    differs = differs || mine[i] != zero[i];
+  }
+  agreed[0] = differs ? rank : UINT64_MAX;
+  MPI_Allreduce(MPI_IN_PLACE, agreed, 1 + kParts, MPI_UINT64_T, MPI_MIN, comm);
+  if (agreed[0] == UINT64_MAX)
+    return;
+  const int first = static_cast<int>(agreed[0]);
+  std::string explanation;
+  for (std::size_t i = 0; i < kParts; ++i)
+  {
+    if (agreed[1 + i] == 1)
+      continue;
+    // Every rank takes part (the root's length first), though only `first` reads it.
+    const std::string theirs = BroadcastText(rank == 0 && i < parts.size() ? parts[i].text : "", 0, comm);
+    if (rank != agreed[0] || mine[i] == zero[i])
+      continue;
+    const std::string name = i < parts.size() ? parts[i].name : "part " + std::to_string(i);
+    explanation += (explanation.empty() ? "" : "; ") + name + ": " +
+                   (i < parts.size() && zero[i] != 0 ? explain(name, parts[i].text, theirs)
+                                                      : std::string("not on both ranks"));
+  }
+  explanation = BroadcastText(explanation, first, comm);
+  throw RanksDisagree("rank " + std::to_string(first) + "'s run differs from rank 0's (every rank of an MPI run must "
+                      "run the same scenario with the same --set overrides and options): " + explanation);
+}
+
 #else
 
 MpiSession::MpiSession(int*, char***)
@@ -129,6 +216,11 @@ MpiLink()
 
 void
 AbortRanks(int)
+{
+}
+
+void
+AgreeWithRankZero(const std::vector<RankAgreementPart>&, const ExplainDifference&)
 {
 }
 

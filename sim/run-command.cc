@@ -117,6 +117,58 @@ RequireOneScenario(const CliArgs& args)
   }
 }
 
+/// "'a.b' (1 here, 2 on rank 0)": where this rank's scenario document differs from rank 0's (the
+/// first of the keys, by JSON patch order, and how many others).
+std::string
+ExplainScenarioDifference(const std::string& mine, const std::string& theirs)
+{
+  const nlohmann::json a = nlohmann::json::parse(theirs);
+  const nlohmann::json b = nlohmann::json::parse(mine);
+  const nlohmann::json patch = nlohmann::json::diff(a, b);
+  if (patch.empty())
+    return "the same document, written otherwise";
+  const std::string pointer = patch[0]["path"].get<std::string>();
+  std::string key;
+  for (std::size_t i = 1; i < pointer.size(); ++i)
+  {
+    const char c = pointer[i];
+    if (c == '/')
+      key += '.';
+    else if (c == '~' && i + 1 < pointer.size())
+      key += pointer[++i] == '1' ? '/' : '~';
+    else
+      key += c;
+  }
+  const nlohmann::json::json_pointer at(pointer);
+  const auto value = [&](const nlohmann::json& doc) { return doc.contains(at) ? doc.at(at).dump() : "absent"; };
+  return "key '" + key + "' (" + value(b) + " here, " + value(a) + " on rank 0)" +
+         (patch.size() > 1 ? " and " + std::to_string(patch.size() - 1) + " other difference(s)" : "");
+}
+
+/// \brief Under MPI: every rank must run what rank 0 runs (the scenario as parsed, its --set
+/// overrides, the options that shape the run); else every rank stops here, before building
+/// anything, with the same error (sim/mpi-ranks.h).
+void
+AgreeOnTheRun(const ScenarioSpec& spec, const CliArgs& args, uint32_t partitions)
+{
+  if (!MpiLink())
+    return;
+  std::string overrides;
+  for (const std::string& o : args.Values("--set"))
+    overrides += (overrides.empty() ? "" : " ") + std::string("--set '") + o + "'";
+  AgreeWithRankZero({ { "scenario", spec.document.dump() },
+                      { "--set overrides", overrides },
+                      { "--partitions", partitions ? std::to_string(partitions) : "default" },
+                      { "mrcsim version", MRCSIM_VERSION } },
+                    [](const std::string& name, const std::string& mine, const std::string& theirs)
+                    {
+                      if (name == "scenario")
+                        return ExplainScenarioDifference(mine, theirs);
+                      const auto shown = [](const std::string& s) { return s.empty() ? std::string("none") : s; };
+                      return shown(mine) + " here, " + shown(theirs) + " on rank 0";
+                    });
+}
+
 /// "12 points: 3 x 2 values x 2 seeds"
 std::string
 SweepSize(const SweepSpec& sweep)
@@ -163,6 +215,7 @@ RunCommand(const std::vector<std::string>& argv)
   const auto partitions = static_cast<uint32_t>(
     args.Values("--partitions").empty() ? 0 : args.Unsigned("--partitions", "", 1, kMaxPartitions));
   ScenarioSpec spec = ReadScenarioFile(args.Positional()[0], args.Values("--set"));
+  AgreeOnTheRun(spec, args, partitions);
   if (spec.sweep)
   {
     std::cerr << "note: " << spec.file << " has a sweep block (" << SweepSize(*spec.sweep)

@@ -31,6 +31,17 @@ ScenarioHash(const nlohmann::json& document)
 namespace
 {
 
+/// Whether a stop signal reached this process or, across MPI ranks, any rank: every rank asks at
+/// the same point (before each transport), so that all go on to the next transport or none does.
+bool
+AnyRankInterrupted()
+{
+  std::vector<uint64_t> interrupted{ g_interrupted ? 1u : 0u };
+  if (MpiLink())
+    MpiLink()->Reduce(interrupted, false);
+  return interrupted[0] > 0;
+}
+
 /// Creates the results directory and each transport's, and removes what an earlier run left
 /// there that this run writes (or might not write): the old summary.json first, so that a run
 /// that fails or is killed never leaves it beside new CSVs.
@@ -78,9 +89,18 @@ RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
   ScenarioResult result;
   nlohmann::json runs = nlohmann::json::array();
   nlohmann::json wall = nlohmann::json::array();
+  if (MpiLink())
+  {
+    // The scenario agreed (RunCommand); a GraphML file it names may still differ between machines.
+    AgreeWithRankZero({ { "fabric", fabric->Name() + ": " + std::to_string(fabric->NumGpus()) + " GPUs, " +
+                                      std::to_string(fabric->NumSwitches()) + " switches, " +
+                                      std::to_string(fabric->NumLinks()) + " links" } },
+                      [](const std::string&, const std::string& mine, const std::string& theirs)
+                      { return mine + " here, " + theirs + " on rank 0"; });
+  }
   for (const TransportSpec& t : spec.transports)
   {
-    if (g_interrupted)
+    if (AnyRankInterrupted())
       break;
     RunOptions transportOptions;
     transportOptions.progress = options.progress;

@@ -308,6 +308,27 @@ MrcEvTable::OnProbeTimer()
   // otherwise keep a simulation of a permanent failure running for ever.
   if (m_qp.IsInError() || m_probing.empty() || !m_qp.Sender().HasMessages())
   {
+    m_silentSince = Time(-1); // not watching while the timer pauses
+    return;
+  }
+  // No path works: EVs were assumed bad and probed, and nothing has come back from the peer (no
+  // acknowledgement, NACK or probe answer, on any EV of any plane) for NoPathTimeout while the QP
+  // had work. It gives up then, as when one packet exceeds its retry limit, instead of probing
+  // until the run's end. Read here, at the probe rounds that run anyway: no event more, and no
+  // cost on the packets' path.
+  const Time now = Simulator::Now();
+  const uint64_t heard = Heard();
+  if (m_silentSince.IsStrictlyNegative() || heard != m_heardThen)
+  {
+    m_silentSince = now;
+    m_heardThen = heard;
+  }
+  else if (now - m_silentSince >= m_qp.NoPathTimeout())
+  {
+    m_qp.FailQp("no path to GPU " + std::to_string(m_qp.GetRemoteGpu()) + ": nothing came back on any EV of any "
+                "plane for " + std::to_string((now - m_silentSince).GetMicroSeconds()) +
+                " us, probes unanswered (NoPathTimeout " + std::to_string(m_qp.NoPathTimeout().GetMicroSeconds()) +
+                " us)");
     return;
   }
   const Time interval = m_qp.ProbeInterval();
@@ -335,6 +356,12 @@ MrcEvTable::OnProbeTimer()
   m_probeTimer = m_qp.ScheduleTimer(interval, &MrcEvTable::OnProbeTimer, this);
 }
 
+uint64_t
+MrcEvTable::Heard() const
+{
+  return m_qp.Sender().Base() + m_qp.Sender().NacksReceived() + m_probeAnswers;
+}
+
 void
 MrcEvTable::HandleProbe(const RdmaRxInfo& info)
 {
@@ -354,6 +381,7 @@ MrcEvTable::HandleProbe(const RdmaRxInfo& info)
   }
   // The path works again: back to GOOD, as a backup of its plane (or active if the plane is short).
   MrcEv& ev = m_evs[id];
+  ++m_probeAnswers;
   SetState(ev, EvState::Good);
   m_probing.erase(std::find_if(m_probing.begin(), m_probing.end(), [&](const Probing& p) { return p.id == id; }));
   m_backups[EvPort(ev)].push_back(id);

@@ -111,6 +111,9 @@ private:
   /// \brief Moves the first GOOD backup of `port` into the active set.
   void Activate(uint16_t port);
   void OnProbeTimer();
+  /// \brief What has come back from the peer so far, as a count that grows with each: packets
+  /// acknowledged in order, NACKs, probe answers (all the QP already counts; read at probe rounds).
+  uint64_t Heard() const;
 
   // What the QP's NextPacket reads first (the QP keeps it in its hot lines).
   MrcQueuePair& m_qp;
@@ -142,6 +145,11 @@ private:
   };
   std::vector<Probing> m_probing;
   EventId m_probeTimer;
+  /// No path works (NoPathTimeout): since when nothing came back from the peer while probes ran
+  /// (negative: not watching), and what had come back then (Heard).
+  Time m_silentSince{ -1 };
+  uint64_t m_heardThen = 0;
+  uint64_t m_probeAnswers = 0; ///< probe responses that brought an EV back
 };
 
 } // namespace ns3

@@ -108,6 +108,15 @@ MrcQueuePair::GetTypeId()
                     TimeValue(MicroSeconds(400)),
                     MakeTimeAccessor(&MrcQueuePair::m_probeIntervalMax),
                     MakeTimeChecker(MicroSeconds(1)))
+      .AddAttribute("NoPathTimeout",
+                    "The QP fails (gives up) when, with work to send and EVs assumed bad under probe, "
+                    "nothing came back from the peer (no acknowledgement, NACK or probe answer, on any EV "
+                    "of any plane) for this long: no path to it works. Default RetryLimit x "
+                    "RetransmitTimeout (16 x 262.144 us), the time MRC's defaults give one packet before "
+                    "the QP fails (our choice).",
+                    TimeValue(NanoSeconds(1024 * 256 * 16)),
+                    MakeTimeAccessor(&MrcQueuePair::m_noPathTimeout),
+                    MakeTimeChecker(MicroSeconds(1)))
       .AddAttribute("PortStatusDelay",
                     "From a NIC port going down to its peers learning it (port-status message).",
                     TimeValue(Seconds(1)),

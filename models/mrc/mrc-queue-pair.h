@@ -155,7 +155,7 @@ private:
   MrcSender& Sender() { return m_sender; }
   const MrcSender& Sender() const { return m_sender; }
   MrcLossDetector& LossDetector() { return m_loss; }
-  /// \brief Marks the QP failed (retry limit).
+  /// \brief Marks the QP failed (retry limit, or no path for NoPathTimeout).
   void FailQp(const std::string& cause) { Fail(cause); }
   /// \brief Every byte of message `id` was acknowledged.
   void SendComplete(uint64_t id, uint64_t bytes, Time posted) { m_sendComplete(m_qpn, id, bytes, posted); }
@@ -175,6 +175,7 @@ private:
   double LossProbeRtts() const { return m_lossProbeRtts; }
   Time ProbeInterval() const { return m_probeInterval; }
   Time ProbeIntervalMax() const { return m_probeIntervalMax; }
+  Time NoPathTimeout() const { return m_noPathTimeout; }
   uint8_t TrimmedDscp() const { return m_trimmedDscp; }
 
   // Layout: the members NextPacket (a NIC's visit) touches come first, right after the base
@@ -211,6 +212,7 @@ private:
   double m_lossProbeRtts;
   Time m_probeInterval;
   Time m_probeIntervalMax;
+  Time m_noPathTimeout;
   Time m_portStatusDelay;
   uint8_t m_trimmedDscp;
   TypeId m_selectorType;

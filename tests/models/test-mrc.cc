@@ -13,7 +13,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <map>
 #include <numeric>
 #include <tuple>
 
@@ -315,6 +314,71 @@ TEST_CASE("mrc: probes to a path that stays dead back off", "[mrc][failure]")
   INFO("probes sent: fixed interval " << fixed << ", backed off " << backedOff);
   CHECK(fixed >= 60);
   CHECK(backedOff * 4 <= fixed);
+}
+
+TEST_CASE("mrc: a QP with no path left gives up after NoPathTimeout", "[mrc][failure]")
+{
+  // Every link of the destination GPU dies 20 us into a long write (its peers learn of it only
+  // after PortStatusDelay, 1 s): EVs are assumed bad and probed in vain, and nothing comes back.
+  // The QP fails NoPathTimeout later instead of probing (and timing out) until the run's end.
+  FabricFixture f(PresetSpec("multiplane-64"));
+  MrcFabric(*f.net, true);
+  Config::SetDefault("ns3::MrcQueuePair::NoPathTimeout", StringValue("500us"));
+  auto qp = ConnectMrc(*f.net, 0, 63);
+  Config::Reset();
+  Log l;
+  Watch(qp, l);
+  struct Failure
+  {
+    MrcQueuePair* qp;
+    Time at;
+    uint32_t probes = 0; ///< sent until then
+  } failure{ PeekPointer(qp.first), Time(0) };
+  qp.first->TraceConnectWithoutContext("Error",
+                                       MakeBoundCallback(
+                                         +[](Failure* f, uint32_t, const std::string&)
+                                         {
+                                           f->at = Simulator::Now();
+                                           f->probes = f->qp->ProbesSent();
+                                         },
+                                         &failure));
+  for (int plane = 0; plane < 8; ++plane)
+  {
+    const uint32_t link = f.Routing().Attach(63, plane).link;
+    Simulator::Schedule(MicroSeconds(20), [&f, link] { f.net->SetLinkUp(link, false); });
+  }
+  qp.first->PostWrite(1ull << 30);
+  Simulator::Stop(MilliSeconds(50));
+  Simulator::Run();
+  REQUIRE(l.errors.size() == 1);
+  CHECK(l.errors[0].find("no path to GPU 63") != std::string::npos);
+  CHECK(l.errors[0].find("NoPathTimeout 500 us") != std::string::npos);
+  INFO("failed at " << failure.at.GetMicroSeconds() << " us");
+  CHECK(failure.at > MicroSeconds(520));
+  CHECK(failure.at < MilliSeconds(20));
+  CHECK(qp.first->ProbesSent() == failure.probes); // no probe after giving up
+}
+
+TEST_CASE("mrc: paths back before NoPathTimeout: the QP does not give up", "[mrc][failure]")
+{
+  // The same outage, repaired 1 ms in: probes bring EVs back and the message completes.
+  FabricFixture f(PresetSpec("multiplane-64"));
+  MrcFabric(*f.net, true);
+  Config::SetDefault("ns3::MrcQueuePair::NoPathTimeout", StringValue("2ms"));
+  auto qp = ConnectMrc(*f.net, 0, 63);
+  Config::Reset();
+  Log l;
+  Watch(qp, l);
+  for (int plane = 0; plane < 8; ++plane)
+  {
+    const uint32_t link = f.Routing().Attach(63, plane).link;
+    Simulator::Schedule(MicroSeconds(20), [&f, link] { f.net->SetLinkUp(link, false); });
+    Simulator::Schedule(MilliSeconds(1), [&f, link] { f.net->SetLinkUp(link, true); });
+  }
+  qp.first->PostWrite(16ull << 20);
+  Simulator::Run();
+  CHECK(l.errors.empty());
+  CHECK(l.recvBytes.size() == 1);
 }
 
 TEST_CASE("mrc: a failure mid-message still completes the message", "[mrc][failure]")
