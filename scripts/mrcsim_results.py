@@ -13,6 +13,7 @@ the parsed JSON (.raw): attributes for the keys, with the defaults older summari
 """
 import json
 import os
+import stat
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -78,13 +79,28 @@ def load_summary(path, check=True, optional=()):
     schema (skipped when jsonschema is not installed); optional: top-level keys it may lack."""
     path = summary_path(os.fspath(path))
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO or a device would block or never end
+            raise OSError(f"{path} is not a regular file")
         with open(path) as f:
-            doc = json.load(f)
+            doc = json.load(f, object_pairs_hook=_no_repeated_keys)
     except (OSError, ValueError) as e:
         raise SummaryError(f"cannot read {path}: {e}", str(e))
     if check:
         check_summary(doc, path, optional)
+        labels = [r["label"] for r in doc["runs"]]
+        repeated = sorted({label for label in labels if labels.count(label) > 1})
+        if repeated:
+            reason = f"at /runs: run label(s) {', '.join(repeated)} appear more than once"
+            raise SummaryError(f"{path}: {reason}", reason)
     return Summary(doc, path)
+
+
+def _no_repeated_keys(pairs):
+    keys = [k for k, _ in pairs]
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise ValueError(f"key(s) {', '.join(repeated)} given more than once in one object")
+    return dict(pairs)
 
 
 def _key(name, default=None, wrap=None, required=True):
@@ -287,5 +303,6 @@ class Summary(View):
         return next((r for r in self.runs if r.label == label), None)
 
     def without_wall_clock(self):
-        """The raw summary without its machine-dependent part (as baselines are stored)."""
-        return {k: v for k, v in self.raw.items() if k != "wall_clock"}
+        """The raw summary without what belongs to one run on one machine, as baselines are stored:
+        wall_clock, run_id and files (the CSVs, which baselines do not keep)."""
+        return {k: v for k, v in self.raw.items() if k not in ("wall_clock", "run_id", "files")}

@@ -54,7 +54,18 @@ std::string
 CliArgs::Value(const std::string& name, const std::string& fallback) const
 {
   auto it = m_values.find(name);
-  return it == m_values.end() ? fallback : it->second.back();
+  if (it == m_values.end())
+    return fallback;
+  if (it->second.size() > 1)
+  {
+    // Which one was meant is a guess: the last silently winning hid typos in scripts.
+    std::string given;
+    for (const std::string& v : it->second)
+      given += (given.empty() ? "\"" : ", \"") + v + "\"";
+    throw UsageError("option " + name + " given " + std::to_string(it->second.size()) + " times (" + given +
+                     "); it takes one value");
+  }
+  return it->second.back();
 }
 
 std::vector<std::string>

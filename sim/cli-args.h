@@ -26,14 +26,18 @@ class CliArgs
 {
 public:
   /// \param flags options without a value (e.g. "--json")
-  /// \param options options taking a value (e.g. "--preset"); may repeat
+  /// \param options options taking a value (e.g. "--preset"); read with Values() they may
+  /// repeat, with Value() or Unsigned() not
   CliArgs(const std::vector<std::string>& args,
           const std::set<std::string>& flags,
           const std::set<std::string>& options);
 
   bool Flag(const std::string& name) const { return m_flags.count(name) > 0; }
   bool Has(const std::string& name) const { return m_values.count(name) > 0; }
+  /// \brief The value of an option that takes one: `fallback` if absent, a UsageError naming the
+  /// option if given more than once.
   std::string Value(const std::string& name, const std::string& fallback = "") const;
+  /// \brief Every value of an option that may repeat (--set, --fail-link), in order.
   std::vector<std::string> Values(const std::string& name) const;
   /// \brief The value of `name` as an unsigned integer in [min, max] (`fallback` if absent);
   /// anything else is a UsageError naming the option.

@@ -2,6 +2,7 @@
 #include "sim/mpi-ranks.h"
 #include "sim/cli-args.h"
 #include "sim/commands.h"
+#include "sim/output-directory-lock.h"
 #include "topologies/json-reader.h"
 
 #include "ns3/nstime.h"
@@ -132,6 +133,12 @@ main(int argc, char** argv)
   catch (const mrcsim::UsageError& e)
   {
     std::cerr << "mrcsim: " << e.what() << "\n" << kUsage;
+    mrcsim::AbortRanks(2);
+    return 2;
+  }
+  catch (const mrcsim::OutputDirectoryBusy& e)
+  {
+    std::cerr << "mrcsim: error: " << e.what() << "\n";
     mrcsim::AbortRanks(2);
     return 2;
   }

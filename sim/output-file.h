@@ -1,15 +1,17 @@
-// Results files that are complete or absent: written under a temporary name, every write
-// checked, renamed into place at the end.
+// Results files that are complete or absent: written under a temporary name of their own, every
+// write checked, renamed into place at the end; and the digest summary.json keeps of each CSV.
 #ifndef MRCSIM_SIM_OUTPUT_FILE_H
 #define MRCSIM_SIM_OUTPUT_FILE_H
 
+#include <cstdint>
 #include <fstream>
 #include <string>
 
 namespace mrcsim
 {
 
-/// \brief One output file. Writes go to "<path>.tmp" and Commit() flushes, closes, checks and
+/// \brief One output file. Writes go to a temporary name unique to this file and process
+/// ("<path>.mrcsim-<pid>-<n>.tmp", so two writers never share one) and Commit() flushes, closes, checks and
 /// renames it to `path`, so a reader never sees half a file and a full or read-only disk is an
 /// error naming the file (std::runtime_error), never a silent short file. A file not committed
 /// (the run threw) is removed. A path that exists and is not a regular file (/dev/stdout, a
@@ -50,6 +52,22 @@ private:
 
 /// \brief Writes `text` to `path` with OutputFile (created, checked, renamed into place).
 void WriteOutputFile(const std::string& path, const std::string& text);
+
+/// \brief Whether `name` is an OutputFile's temporary name (one a killed run may leave behind).
+bool IsOutputTemporary(const std::string& name);
+
+/// \brief What summary.json's "files" records of a CSV file, so that a reader can tell it is the
+/// one this run wrote: its rows (lines after the header), bytes and CRC-32 (zlib's, as Python's
+/// zlib.crc32 computes it).
+struct CsvDigest
+{
+  uint64_t rows = 0;
+  uint64_t bytes = 0;
+  uint32_t crc32 = 0;
+};
+
+/// \brief The digest of the file at `path`, read back; throws std::runtime_error naming it.
+CsvDigest DigestCsvFile(const std::string& path);
 
 } // namespace mrcsim
 

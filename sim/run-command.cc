@@ -22,6 +22,8 @@ const char* kRunUsage = R"(usage: mrcsim run SCENARIO.json [--set path=value ...
             DIR/summary.json (default DIR: results/<name>) and DIR/<transport>/{collectives,
             messages,timeseries}.csv; prints a comparison table. Ctrl-C, SIGTERM and
             SIGHUP stop cleanly and write partial results, marked partial (exit code 3).
+            One run at a time per DIR: a run holds DIR/.mrcsim.lock while it writes, and
+            a second run into DIR fails at once (exit code 2).
   --partitions N: runs each transport's fabric in N partitions, one thread each (default 2, or
             1 for a scenario with outputs.pcap; at most 64); the results are the same for any
             N (summary.json's wall_clock records N). Under mpirun -np R (or srun): the
@@ -223,6 +225,8 @@ RunCommand(const std::vector<std::string>& argv)
   }
   ScenarioRunOptions options;
   options.outDir = args.Value("--out", "results/" + spec.name);
+  if (options.outDir.empty())
+    throw UsageError("--out: an empty path; give the results directory (default results/<scenario name>)");
   options.progress = !args.Flag("--quiet");
   options.partitions = partitions;
   // Across MPI ranks (mpirun -np N), rank 0 reports and writes the results; the others run quietly.

@@ -2,6 +2,7 @@
 
 #include "sim/mpi-ranks.h"
 
+#include "sim/output-directory-lock.h"
 #include "sim/output-file.h"
 
 #include <chrono>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 #include <fstream>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 
 namespace mrcsim
@@ -42,6 +44,19 @@ AnyRankInterrupted()
   return interrupted[0] > 0;
 }
 
+/// The CSV files a transport's run may write in its directory.
+const char* const kCsvFiles[] = { "collectives.csv", "messages.csv", "timeseries.csv", "ports.csv" };
+
+/// Removes the temporaries a killed run left in `dir` (safe under the directory's lock: no other
+/// writer is at work).
+void
+RemoveTemporaries(const std::filesystem::path& dir)
+{
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (IsOutputTemporary(entry.path().filename().string()) && !entry.is_directory())
+      std::filesystem::remove(entry.path());
+}
+
 /// Creates the results directory and each transport's, and removes what an earlier run left
 /// there that this run writes (or might not write): the old summary.json first, so that a run
 /// that fails or is killed never leaves it beside new CSVs.
@@ -52,11 +67,13 @@ PrepareOutputDirectory(const std::filesystem::path& out, const ScenarioSpec& spe
   {
     std::filesystem::create_directories(out);
     std::filesystem::remove(out / "summary.json");
+    RemoveTemporaries(out);
     for (const TransportSpec& t : spec.transports)
     {
       const std::filesystem::path dir = out / t.label;
       std::filesystem::create_directories(dir);
-      for (const char* name : { "collectives.csv", "messages.csv", "timeseries.csv", "ports.csv" })
+      RemoveTemporaries(dir);
+      for (const char* name : kCsvFiles)
         std::filesystem::remove(dir / name);
       if (std::filesystem::is_directory(dir / "pcap"))
         for (const auto& entry : std::filesystem::directory_iterator(dir / "pcap"))
@@ -71,6 +88,19 @@ PrepareOutputDirectory(const std::filesystem::path& out, const ScenarioSpec& spe
   }
 }
 
+/// summary.json's "files" entries of the CSVs a transport's run wrote in `dir`.
+void
+AddCsvDigests(nlohmann::json& files, const std::filesystem::path& dir, const std::string& label)
+{
+  for (const char* name : kCsvFiles)
+  {
+    if (!std::filesystem::exists(dir / name))
+      continue;
+    const CsvDigest d = DigestCsvFile((dir / name).string());
+    files[label + "/" + name] = { { "rows", d.rows }, { "bytes", d.bytes }, { "crc32", d.crc32 } };
+  }
+}
+
 } // namespace
 
 ScenarioResult
@@ -80,10 +110,17 @@ RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                              std::chrono::duration<double>(spec.stop.wallTimeS));
   const std::filesystem::path out = options.outDir;
+  // One writer per results directory, from before the first file is removed until summary.json,
+  // written last, is in place.
+  std::unique_ptr<OutputDirectoryLock> lock;
   if (!options.outDir.empty())
   {
+    if (!options.lock || !options.lock->Covers(options.outDir))
+      lock = std::make_unique<OutputDirectoryLock>(options.outDir);
     PrepareOutputDirectory(out, spec);
   }
+  const std::string runId = NewRunId();
+  nlohmann::json files = nlohmann::json::object();
   auto fabric = std::make_shared<const Fabric>(BuildFabric(spec.topology, spec.file));
 
   ScenarioResult result;
@@ -116,6 +153,8 @@ RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
       transportOptions.outDir = (out / t.label).string();
     }
     TransportResult r = RunTransport(spec, t, fabric, transportOptions);
+    if (!options.outDir.empty())
+      AddCsvDigests(files, transportOptions.outDir, t.label);
     runs.push_back(r.summary);
     wall.push_back(r.wall);
     result.partial = result.partial || r.partial;
@@ -127,6 +166,7 @@ RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
                      { "scenario_hash", ScenarioHash(spec.document) },
                      { "seed", spec.seed },
                      { "version", MRCSIM_VERSION },
+                     { "run_id", runId },
                      { "fabric",
                        { { "name", fabric->Name() },
                          { "gpus", fabric->NumGpus() },
@@ -134,6 +174,7 @@ RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
                          { "links", fabric->NumLinks() } } },
                      { "partial", result.partial },
                      { "runs", runs },
+                     { "files", files },
                      { "wall_clock", wall } };
   if (!options.outDir.empty())
   {

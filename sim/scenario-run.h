@@ -14,11 +14,18 @@
 namespace mrcsim
 {
 
+class OutputDirectoryLock;
+
 /// \brief Options of a scenario run that are not part of the scenario.
 struct ScenarioRunOptions
 {
-  /// Results directory: DIR/summary.json and DIR/<transport label>/*.csv; empty: no files.
+  /// Results directory: DIR/summary.json and DIR/<transport label>/*.csv; empty: no files. The run
+  /// holds DIR's lock (sim/output-directory-lock.h) while it writes there: a second run into DIR
+  /// fails with OutputDirectoryBusy.
   std::string outDir;
+  /// The caller's lock of outDir (e.g. the Python module's, held while it also reads the files
+  /// back); null, or a lock of another directory: the run takes outDir's lock itself.
+  const OutputDirectoryLock* lock = nullptr;
   bool progress = true; ///< progress lines on stderr for runs longer than a few seconds
   /// Partitions of each transport's run, one thread each (RunOptions::partitions): the results
   /// are the same for any number. 0: kDefaultPartitions, or 1 if the scenario captures packets
@@ -29,8 +36,10 @@ struct ScenarioRunOptions
 /// \brief Result of a scenario run.
 struct ScenarioResult
 {
-  /// {scenario, scenario_file, scenario_hash, seed, version, fabric, partial, runs, wall_clock}:
-  /// everything but wall_clock is deterministic (same scenario and seed, same JSON).
+  /// {scenario, scenario_file, scenario_hash, seed, version, run_id, fabric, partial, runs, files,
+  /// wall_clock}: everything but run_id and wall_clock is deterministic (same scenario and seed,
+  /// same JSON). files: {"<label>/<name>.csv": {rows, bytes, crc32}} of the CSVs written (none
+  /// without outDir).
   nlohmann::json summary;
   std::vector<TransportResult> transports; ///< in the scenario's order; fewer if interrupted
   bool partial = false;                    ///< a run stopped early, or a transport never ran

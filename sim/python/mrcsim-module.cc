@@ -4,6 +4,7 @@
 // expansion; scripts/sweep.py uses it), and fabrics built from presets or specs with their figures.
 // A thin layer over the library the CLI uses (RunScenario, ExpandSweep, ReportFabric); it adds no
 // simulation logic. ns-3's simulator is one per process, so runs are serialised.
+#include "sim/output-directory-lock.h"
 #include "sim/scenario-run.h"
 #include "sim/scenario-sweep.h"
 #include "topologies/fabric-report.h"
@@ -344,8 +345,24 @@ struct RunResult
   py::object outDir;    ///< where the files went, or None
 };
 
+/// out_dir as a path; "" is refused (it would mean the working directory's files, or none).
+std::string
+OutDirText(py::handle outDir, const char* function)
+{
+  const std::string text = PathText(outDir);
+  if (text.empty())
+    throw py::value_error(std::string(function) +
+                          ": out_dir='' is an empty path; give a directory (or None: no files kept)");
+  return text;
+}
+
 RunResult
-Run(py::handle scenario, py::handle overrides, py::handle outDir, bool quiet, uint32_t partitions)
+Run(py::handle scenario,
+    py::handle overrides,
+    py::handle outDir,
+    bool quiet,
+    uint32_t partitions,
+    const OutputDirectoryLock* lock)
 {
   if (partitions > kMaxPartitions)
   {
@@ -354,7 +371,8 @@ Run(py::handle scenario, py::handle overrides, py::handle outDir, bool quiet, ui
   }
   const ScenarioSpec spec = LoadScenario(scenario, overrides);
   ScenarioRunOptions options;
-  options.outDir = outDir.is_none() ? "" : PathText(outDir);
+  options.outDir = outDir.is_none() ? "" : OutDirText(outDir, "run");
+  options.lock = lock;
   options.progress = !quiet;
   options.partitions = partitions;
   py::module_ threading = py::module_::import("threading");
@@ -551,6 +569,7 @@ PYBIND11_MODULE(_mrcsim, m)
   // Messages quote the input, which may hold bytes that are not UTF-8 (a file name): they are
   // shown escaped rather than lost.
   static py::exception<SpecError> specError(m, "SpecError", PyExc_ValueError);
+  py::register_exception<OutputDirectoryBusy>(m, "OutputDirectoryBusy", PyExc_RuntimeError);
   py::register_exception_translator(
     [](std::exception_ptr p)
     {
@@ -598,6 +617,17 @@ PYBIND11_MODULE(_mrcsim, m)
     "Returns name, description, file, seed, hash, topology, transports, workloads, failures,\n"
     "stop, sample_interval_us and the document after overrides. Raises mrcsim.SpecError\n"
     "(a ValueError) naming the file, the key and what is allowed.");
+  py::class_<OutputDirectoryLock>(m,
+                                  "OutputLock",
+                                  "OutputLock(out_dir): the results directory's lock (out_dir/.mrcsim.lock, an\n"
+                                  "exclusive flock), taken at once or OutputDirectoryBusy; a context manager.\n"
+                                  "run(..., out_dir=D, lock=L) with L a lock of D runs under it.")
+    .def(py::init([](py::handle dir) { return std::make_unique<OutputDirectoryLock>(OutDirText(dir, "OutputLock")); }),
+         py::arg("out_dir"))
+    .def("release", &OutputDirectoryLock::Release, "lets the lock go (idempotent)")
+    .def_property_readonly("held", &OutputDirectoryLock::Held)
+    .def("__enter__", [](OutputDirectoryLock& l) -> OutputDirectoryLock& { return l; }, py::return_value_policy::reference)
+    .def("__exit__", [](OutputDirectoryLock& l, py::args) { l.Release(); });
   m.def("run",
         &Run,
         py::arg("scenario"),
@@ -605,12 +635,15 @@ PYBIND11_MODULE(_mrcsim, m)
         py::arg("out_dir") = py::none(),
         py::arg("quiet") = true,
         py::arg("partitions") = 0,
+        py::arg("lock") = static_cast<const OutputDirectoryLock*>(nullptr),
         "run(scenario, overrides=None, out_dir=None, quiet=True, partitions=0) -> RunResult\n\n"
         "Runs the scenario on each of its transports, as `mrcsim run`. The result has .summary\n"
         "(summary.json's content as a dict), .timeseries ({label: {column: numpy array}}) and\n"
         ".partial. out_dir: also write summary.json and <label>/*.csv there (default: no files).\n"
         "quiet=False prints progress lines on stderr. partitions: of each run's fabric, one thread\n"
-        "each (1 to 64; 0: 2, or 1 with outputs.pcap); the results do not depend on it. Same scenario and seed, same summary (but\n"
+        "each (1 to 64; 0: 2, or 1 with outputs.pcap); the results do not depend on it. lock: an\n"
+        "OutputLock of out_dir the caller holds (else the run takes it; OutputDirectoryBusy if another\n"
+        "holds it). Same scenario and seed, same summary (but run_id and\n"
         "wall_clock). Ctrl-C stops the run and raises KeyboardInterrupt. Raises mrcsim.SpecError\n"
         "on a bad scenario.");
   m.def("topology",

@@ -223,11 +223,72 @@ with tempfile.TemporaryDirectory() as tmp:
     check("stale failing run", code == 1 and "at most 5e7" in err and "tiny.json: at /workloads/0" in err, err)
     check("stale summary removed", not os.path.exists(os.path.join(stale, "summary.json")))
     check("stale csv removed", not os.path.exists(os.path.join(stale, "mrc", "messages.csv")))
+    import fcntl
     import signal
     import time
     long_run = spec("long.json", json.dumps({
         "name": "long", "topology": {"preset": "multiplane-64"}, "transport": {"type": "mrc"},
         "workloads": [{"type": "all_to_all", "gpus": "all", "bytes": 1 << 24}], "outputs": {"sample_interval_us": 1e6}}))
+
+    # --out: an empty path is refused (it used to print "results in /" and write nothing), and so
+    # is an option that takes one value given twice (the last used to win silently).
+    nowhere = [os.path.join(tmp, "out-a"), os.path.join(tmp, "out-b")]
+    expect_error("empty --out", ["run", tiny, "--out", "", "--quiet"], 2, "--out: an empty path")
+    expect_error("--out twice", ["run", tiny, "--out", nowhere[0], "--out=" + nowhere[1], "--quiet"], 2,
+                 "option --out given 2 times", nowhere[0], nowhere[1])
+    check("--out twice writes nothing", not any(os.path.exists(d) for d in nowhere))
+    expect_error("--partitions twice", ["run", tiny, "--partitions", "1", "--partitions", "2"], 2,
+                 "option --partitions given 2 times")
+    expect_error("--preset twice", ["topo", "--preset", "multiplane-64", "--preset", "multiplane-64"], 2,
+                 "option --preset given 2 times")
+
+    # One writer per results directory: a run holds DIR/.mrcsim.lock (flock) while it writes; a
+    # second run into DIR fails at once (exit 2), naming DIR, and leaves the files alone.
+    locked = os.path.join(tmp, "locked-out")
+    code, _, err = run("run", tiny, "--out", locked, "--quiet")
+    check("locked first run", code == 0, err)
+    before = {n: open(os.path.join(locked, n), "rb").read() for n in ("summary.json", "mrc/messages.csv")}
+    first = json.loads(before["summary.json"])
+    with open(os.path.join(locked, ".mrcsim.lock")) as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        start = time.monotonic()
+        expect_error("run into a held directory", ["run", tiny, "--out", locked, "--quiet", "--set", "seed=2"], 2,
+                     "results directory " + locked + " is in use", "another mrcsim run")
+        check("held directory fails fast", time.monotonic() - start < 10)
+    check("held directory untouched", all(open(os.path.join(locked, n), "rb").read() == b for n, b in before.items()))
+    code, _, err = run("run", tiny, "--out", locked, "--quiet")
+    second = json.load(open(os.path.join(locked, "summary.json")))
+    check("lock let go", code == 0, err)
+    check("run_id per run", second["run_id"] != first["run_id"], second["run_id"])
+    check("run_id only: same results", {**second, "run_id": 0, "wall_clock": 0} == {**first, "run_id": 0,
+                                                                                     "wall_clock": 0})
+    check("no temporaries left", sorted(os.listdir(os.path.join(locked, "mrc"))) ==
+          ["collectives.csv", "messages.csv", "timeseries.csv"], os.listdir(os.path.join(locked, "mrc")))
+    # Two processes: the second starts while the first holds the directory.
+    busy = os.path.join(tmp, "busy-out")
+    p = subprocess.Popen([BIN, "run", long_run, "--out", busy, "--quiet"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=dict(os.environ, MRCSIM_HUGE_PAGES="0"))
+    held = False
+    deadline = time.monotonic() + 30
+    while not held and time.monotonic() < deadline and p.poll() is None:
+        try:
+            with open(os.path.join(busy, ".mrcsim.lock")) as probe:
+                fcntl.flock(probe, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held = True
+        except FileNotFoundError:
+            pass
+        time.sleep(0.02)
+    check("first run holds the lock", held)
+    expect_error("second process into a busy directory", ["run", tiny, "--out", busy, "--quiet"], 2,
+                 busy + " is in use")
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    check("first run carries on", p.returncode == 3, err)
+    s = json.load(open(os.path.join(busy, "summary.json")))
+    check("first run's summary", s["scenario"] == "long" and set(s["files"]) == {
+        "mrc/" + n for n in ("collectives.csv", "messages.csv", "timeseries.csv")}, s.get("files"))
+    check("first run's files", all(os.path.getsize(os.path.join(busy, n)) == e["bytes"] for n, e in s["files"].items()))
     for sig, name in ((signal.SIGTERM, "SIGTERM"), (signal.SIGHUP, "SIGHUP")):
         out_dir = os.path.join(tmp, "signal-" + name)
         p = subprocess.Popen([BIN, "run", long_run, "--out", out_dir, "--quiet"], stdout=subprocess.PIPE,

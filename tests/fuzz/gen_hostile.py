@@ -96,6 +96,20 @@ def gen_hostile(c):
     validate("hostile.at.PortQueueConfig.TrimThreshold.0", "at.PortQueueConfig.TrimThreshold.0.json",
              "TrimThreshold 0: every queued packet trimmed", "ns3::PortQueueConfig::TrimThreshold", "frame")
 
+    # D6 (and D13's repeated option): an empty results path, or two, is refused naming --out.
+    cid = "hostile.tiny.out-empty"
+    f = copy(c, cid, "tiny.json")
+    c.add("cli", "usage", cid, "run --out '' (wrote nothing and said \"results in /\")",
+          {"exit": 2, "message": ["--out", "empty"]}, argv=["run", f, "--quiet", "--out", ""], files=[f], timeout=10)
+    cid = "hostile.tiny.out-twice"
+    f = copy(c, cid, "tiny.json")
+    c.add("cli", "usage", cid, "run --out out/a --out out/b (the last won silently)",
+          {"exit": 2, "message": ["--out", "2 times"]}, argv=["run", f, "--quiet", "--out", "out/a", "--out", "out/b"],
+          files=[f], timeout=10)
+    c.add("python", "python", "hostile.py.run.out-dir-empty", "run(tiny, out_dir='') (read the working directory's "
+          "CSVs)", {"exit": 3, "message": ["out_dir", "empty"]},
+          python={"func": "run", "args": [json.loads(source("tiny.json"))], "kwargs": {"out_dir": ""}}, timeout=10)
+
     # D9: a workload that starts after the stop.
     validate("hostile.wl.start.beyond.stop", "wl.start.beyond.stop.json", "start_us 1e12 with the default stop",
              key("start_us"), "permutation-0")

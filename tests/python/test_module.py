@@ -43,9 +43,10 @@ COLUMNS = {"time_us": np.float64, "plane": np.int32, "goodput_gbps": np.float64,
 
 
 def deterministic(summary):
-    """A summary without what depends on the machine or on where the scenario came from."""
+    """A summary without what depends on the machine, the run or where the scenario came from."""
     s = copy.deepcopy(summary)
     s.pop("wall_clock")
+    s.pop("run_id")
     s.pop("scenario_file")
     return s
 

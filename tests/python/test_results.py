@@ -198,7 +198,7 @@ def test_accessors_read_the_raw_figures(summaries):
             for f in r["failures"]]
         assert run.gpu_bandwidth_gbps == r["ideal_model"]["gpu_bandwidth_gbps"]
         assert run.link_loss == r["link_loss"] and run.qp_errors == r["qp_errors"]
-    assert s.without_wall_clock() == {k: v for k, v in raw.items() if k != "wall_clock"}
+    assert s.without_wall_clock() == {k: v for k, v in raw.items() if k not in ("wall_clock", "run_id", "files")}
 
 
 def test_older_summaries_read_without_the_check(jsonschema, tmp_path):
@@ -211,7 +211,7 @@ def test_older_summaries_read_without_the_check(jsonschema, tmp_path):
     older = tmp_path / "summary.json"
     older.write_text(json.dumps(raw))
     with pytest.raises(SummaryError, match=r"at /runs/0/messages: 'failed' is a required property"):
-        load_summary(str(older), optional=("wall_clock",))
+        load_summary(str(older), optional=("wall_clock", "run_id", "files"))
     s = load_summary(str(older), check=False)
     assert s.runs[0].messages.failed == 0 and s.wall_clock == []
     old = copy.deepcopy(s.raw)
@@ -231,6 +231,22 @@ def test_unreadable_summaries_name_the_file(tmp_path):
     with pytest.raises(SummaryError, match=r"cannot read .*summary\.json: Expecting") as e:
         load_summary(str(tmp_path))
     assert e.value.reason.startswith("Expecting")
+
+
+def test_repeated_keys_runs_and_special_files_are_refused(summaries, jsonschema, tmp_path):
+    raw = copy.deepcopy(summaries["quickstart"][1])
+    raw["runs"].append(raw["runs"][0])
+    raw["wall_clock"].append(raw["wall_clock"][0])
+    (tmp_path / "summary.json").write_text(json.dumps(raw))
+    with pytest.raises(SummaryError, match=r"summary\.json: at /runs: run label\(s\) mrc appear more than once"):
+        load_summary(str(tmp_path))
+    (tmp_path / "summary.json").write_text('{"seed": 1, "seed": 2}')
+    with pytest.raises(SummaryError, match=r"key\(s\) seed given more than once"):
+        load_summary(str(tmp_path), check=False)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # opened, it would wait for a writer for ever
+    with pytest.raises(SummaryError, match=r"fifo is not a regular file"):
+        load_summary(str(fifo))
 
 
 def test_the_modules_summary_matches_the_schema_too(mrcsim_module, schema, tmp_path):

@@ -100,8 +100,12 @@ TEST_CASE("scenario run: summary and files, time series in memory as in the CSV"
   // No output directory: the same results, no files.
   options.outDir.clear();
   ScenarioResult again = RunScenario(spec, options);
+  CHECK(r.summary["files"].size() == 3 * 2);
+  CHECK(again.summary["files"].empty());
+  CHECK(again.summary["run_id"] != r.summary["run_id"]);
   for (auto* s : { &r.summary, &again.summary })
-    s->erase("wall_clock");
+    for (const char* key : { "wall_clock", "run_id", "files" })
+      s->erase(key);
   CHECK(again.summary == r.summary);
   CHECK(again.transports[1].series.goodputGbps == r.transports[1].series.goodputGbps);
   CHECK_FALSE(std::filesystem::exists(dir));
