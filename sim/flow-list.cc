@@ -280,13 +280,13 @@ ReadHtsim(const std::string& file)
       }
       else if (k == "send_done_trigger" || k == "recv_done_trigger")
         uses.push_back({ index, Unsigned(file, ln, k, v, 1, detail::kMaxIndex), true });
-      else if (k == "prio")
-        Unsigned(file, ln, "prio", v, 0, UINT32_MAX); // priorities are not modelled; accepted
-      else if (k == "msg")
-        Unsigned(file, ln, "msg", v, 1, UINT32_MAX); // message ids only group flows in htsim
+      else if (k == "prio" || k == "msg")
+        Fail(file, ln, "\"" + k + "\" is not modelled (" +
+                         (k == "prio" ? "flows have no priorities here" : "each flow is one message here") +
+                         "); remove it to run the matrix without it");
       else
         Fail(file, ln, "unknown token \"" + k +
-                         "\"; allowed: id, start, trigger, size, send_done_trigger, recv_done_trigger, prio, msg");
+                         "\"; allowed: id, start, trigger, size, send_done_trigger, recv_done_trigger");
     }
     if (f.bytes == 0)
       Fail(file, ln, "a flow needs \"size BYTES\"");

@@ -4,12 +4,13 @@
 //
 // htsim connection matrices (uet-htsim, sim/datacenter/connection_matrix.cpp): a header
 // ("Nodes N", "Connections C", optionally "Triggers T"), then one line per flow,
-//   SRC->DST [id K] (start US | trigger T) size BYTES [send_done_trigger T] [recv_done_trigger T] [prio P]
+//   SRC->DST [id K] (start US | trigger T) size BYTES [send_done_trigger T] [recv_done_trigger T]
 // and one line per trigger, "trigger id T (oneshot | barrier count C)". A flow with "trigger T"
 // starts when trigger T fires; a flow with send_done_trigger T or recv_done_trigger T activates T
 // when it completes. A oneshot trigger fires at its first activation, a barrier at its C-th.
 // mrcsim reports a message complete when its receiver holds it, so both kinds of "done" are that
-// instant; multishot triggers (one target per activation) are refused.
+// instant; multishot triggers (one target per activation), flow priorities (prio) and message
+// ids (msg) are not modelled and refused.
 //
 // CSV (a header line naming the columns, in any order): src, dst, bytes, and optionally id,
 // start_us and after (ids of flows, separated by spaces or semicolons, that must all complete

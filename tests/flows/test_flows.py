@@ -98,6 +98,7 @@ bad = {
     "self.json": ('[{"src": 2, "dst": 2, "bytes": 10}]', ":1:", "to itself"),
     "key.json": ('[{"src": 0, "dst": 1, "bytes": 10, "size": 3}]', ":1:", "unknown key \"size\""),
     "nodes.csv": ("src,dst,bytes\n0,70,100\n", "71 nodes", "64 GPUs"),
+    "prio.cm": ("Nodes 4\nConnections 1\n0->1 start 0 size 100 prio 3\n", ":3:", "\"prio\" is not modelled"),
     "format.txt": ("src,dst,bytes\n0,1,100\n", "", "no format known"),
 }
 for name, (text, where, what) in bad.items():
