@@ -352,7 +352,10 @@ ParseWorkload(const nlohmann::json& v,
   w.name = r.String("name", w.type + "-" + std::to_string(index));
   CheckName(r, "name", w.name);
   w.gpus = ParseGpuSet(r, fabric);
-  w.bytes = static_cast<uint64_t>(r.Int("bytes", 1, kMaxExact));
+  if (WorkloadTypes().Get(w.type).Takes("bytes"))
+  {
+    w.bytes = static_cast<uint64_t>(r.Int("bytes", 1, kMaxExact));
+  }
   w.startUs = r.Number("start_us", 0, kMaxTimeUs, 0);
   WorkloadTypes().Get(w.type).parse(r, w, fabric);
   r.Finish();

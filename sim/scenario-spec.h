@@ -5,12 +5,14 @@
 #ifndef MRCSIM_SIM_SCENARIO_SPEC_H
 #define MRCSIM_SIM_SCENARIO_SPEC_H
 
+#include "sim/flow-list.h"
 #include "topologies/fabric-spec.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,7 +42,7 @@ struct GpuSet
 /// (contiguously or strided), all groups at once.
 struct WorkloadSpec
 {
-  std::string type;                     ///< ring_allreduce, hd_allreduce, all_to_all, permutation, incast, random
+  std::string type;                     ///< ring_allreduce, hd_allreduce, all_to_all, permutation, incast, random, flows
   std::string name;                     ///< unique (default: "<type>-<index>")
   GpuSet gpus;                          ///< default: every GPU
   uint32_t groupSize = 0;               ///< 0: one group of all `gpus`
@@ -61,6 +63,10 @@ struct WorkloadSpec
   // random background traffic
   double load = 0; ///< offered load per GPU, a fraction of its NIC's line rate
   double durationUs = 0;
+  // flows: a flow list from a file (sim/flow-list.h); node i is gpus[i]
+  std::string file;   ///< as given, resolved against the scenario's folder
+  std::string format; ///< "htsim", "csv" or "json" (default: by the file's extension)
+  std::shared_ptr<const FlowList> flowList; ///< read by the scenario reader; else by MakeWorkload
 };
 
 /// \brief Which link a failure names: {"id"}, {"gpu","plane"} (a NIC link), {"plane","t0","t1"}

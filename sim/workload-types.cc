@@ -5,6 +5,7 @@
 #include "sim/workload-types.h"
 
 #include "sim/collective-workload.h"
+#include "sim/flow-workload.h"
 #include "sim/pattern-workload.h"
 #include "sim/random-workload.h"
 #include "sim/scenario-spec-detail.h"
@@ -12,6 +13,7 @@
 #include "ns3/abort.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -158,6 +160,55 @@ ParseRandom(JsonReader& r, WorkloadSpec& w, const Fabric&)
   w.durationUs = detail::PositiveTimeUs(r, "duration_us");
 }
 
+/// A flow list's nodes must each have a GPU of the workload's "gpus".
+std::string
+FlowNodesProblem(const FlowList& list, std::size_t gpus)
+{
+  if (list.nodes <= gpus)
+  {
+    return "";
+  }
+  return list.file + ": " + std::to_string(list.nodes) + " nodes, but the workload has " + std::to_string(gpus) +
+         " GPUs (node i is the i-th GPU of \"gpus\")";
+}
+
+void
+ParseFlows(JsonReader& r, WorkloadSpec& w, const Fabric&)
+{
+  w.file = r.String("file");
+  // Found beside the scenario, wherever it is run from (as a GraphML fabric is); a document that
+  // is not a file has only the working directory.
+  const std::filesystem::path scenario(r.Origin());
+  std::error_code error;
+  std::string path = w.file;
+  if (std::filesystem::path(path).is_relative() && std::filesystem::is_regular_file(scenario, error) &&
+      scenario.has_parent_path())
+  {
+    path = (scenario.parent_path() / path).string();
+  }
+  w.format = r.String("format", FlowFormatOf(w.file));
+  if (w.format != "htsim" && w.format != "csv" && w.format != "json")
+  {
+    r.Fail(r.Has("format") ? "format" : "file",
+           (r.Has("format") ? "\"" + w.format + "\"" : "no format known for \"" + w.file + "\"") +
+             "; allowed: htsim (.cm, .tm), csv or json (give \"format\" for another extension)");
+  }
+  try
+  {
+    w.flowList = std::make_shared<const FlowList>(ReadFlowList(path, w.format));
+  }
+  catch (const SpecError& e)
+  {
+    r.Fail("file", e.what());
+  }
+  const std::string problem = FlowNodesProblem(*w.flowList, w.gpus.gpus.size());
+  if (!problem.empty())
+  {
+    r.Fail("file", problem);
+  }
+  w.file = path;
+}
+
 // ---- constructors (MakeWorkload) ----------------------------------------------------------------
 
 /// Throws the SpecError for one key of one workload.
@@ -171,7 +222,7 @@ Fail(const WorkloadSpec& spec, const std::string& key, const std::string& proble
 void
 CheckCommon(const WorkloadSpec& spec, std::size_t minGpus)
 {
-  if (spec.bytes == 0)
+  if (spec.bytes == 0 && WorkloadTypes().Get(spec.type).Takes("bytes"))
   {
     Fail(spec, "bytes", "0; allowed: at least 1");
   }
@@ -337,6 +388,26 @@ MakeIncastWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
 }
 
 std::unique_ptr<Workload>
+MakeFlowsWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
+{
+  std::shared_ptr<const FlowList> list = spec.flowList;
+  if (!list)
+  {
+    if (spec.format != "htsim" && spec.format != "csv" && spec.format != "json")
+    {
+      Fail(spec, "format", "'" + spec.format + "'; allowed: htsim, csv, json");
+    }
+    list = std::make_shared<const FlowList>(ReadFlowList(spec.file, spec.format));
+  }
+  const std::string problem = FlowNodesProblem(*list, spec.gpus.gpus.size());
+  if (!problem.empty())
+  {
+    Fail(spec, "file", problem);
+  }
+  return std::make_unique<FlowListWorkload>(spec.name, list, spec.gpus.gpus, MicrosecondsToTime(spec.startUs), ideal);
+}
+
+std::unique_ptr<Workload>
 MakeRandomWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
 {
   RejectGroups(spec);
@@ -373,6 +444,7 @@ TypeRegistry<WorkloadType>
 BuildRegistry()
 {
   constexpr KeyUse kRequired = KeyUse::Required;
+  const std::vector<KeyRule> bytes{ { "bytes", kRequired } };
   const std::vector<KeyRule> groups{ { "group_size" }, { "placement" } };
   const std::vector<KeyRule> repeats{ { "iterations" }, { "compute_us" } };
   auto join = [](std::vector<std::vector<KeyRule>> parts)
@@ -384,9 +456,10 @@ BuildRegistry()
   };
   return TypeRegistry<WorkloadType>(
     "workload",
-    { { "type", kRequired }, { "name" }, { "gpus" }, { "bytes", kRequired }, { "start_us" } },
+    { { "type", kRequired }, { "name" }, { "gpus" }, { "start_us" } },
     // The order in which an entry is checked for keys of other types.
-    { "group_size",
+    { "bytes",
+      "group_size",
       "placement",
       "mode",
       "pipelined",
@@ -398,37 +471,45 @@ BuildRegistry()
       "receiver",
       "senders",
       "load",
-      "duration_us" },
+      "duration_us",
+      "file",
+      "format" },
     {
       { { "ring_allreduce",
           "ring allreduce over each group, with NCCL's pipelining (channels, chunks, slots)",
-          join({ groups, { { "pipelined" }, { "channels" }, { "chunk_bytes" }, { "slots" } }, repeats }) },
+          join({ bytes, groups, { { "pipelined" }, { "channels" }, { "chunk_bytes" }, { "slots" } }, repeats }) },
         &ParseRingAllReduce,
         &MakeRingAllReduceWorkload,
         1 },
-      { { "hd_allreduce", "halving-doubling allreduce over each (power-of-two) group", join({ groups, repeats }) },
+      { { "hd_allreduce", "halving-doubling allreduce over each (power-of-two) group", join({ bytes, groups, repeats }) },
         &ParseHalvingDoubling,
         &MakeHalvingDoublingWorkload,
         1 },
       { { "all_to_all",
           "all-to-all over each group, all at once or pairwise",
-          join({ groups, { { "mode" } }, repeats }) },
+          join({ bytes, groups, { { "mode" } }, repeats }) },
         &ParseAllToAll,
         &MakeAllToAllWorkload,
         1 },
-      { { "permutation", "each GPU sends to another, a new derangement each iteration", repeats },
+      { { "permutation", "each GPU sends to another, a new derangement each iteration", join({ bytes, repeats }) },
         &ParsePermutation,
         &MakePermutationWorkload,
         2 },
-      { { "incast", "senders all send to one receiver", { { "receiver", kRequired }, { "senders", kRequired } } },
+      { { "incast", "senders all send to one receiver", join({ bytes, { { "receiver", kRequired }, { "senders", kRequired } } }) },
         &ParseIncast,
         &MakeIncastWorkload,
         1 },
       { { "random",
           "background traffic: messages to random GPUs at a share of the line rate",
-          { { "load", kRequired }, { "duration_us", kRequired } } },
+          join({ bytes, { { "load", kRequired }, { "duration_us", kRequired } } }) },
         &ParseRandom,
         &MakeRandomWorkload,
+        2 },
+      { { "flows",
+          "flows from a file (an htsim connection matrix, a CSV or JSON flow list), node i on the i-th GPU of gpus",
+          { { "file", kRequired }, { "format" } } },
+        &ParseFlows,
+        &MakeFlowsWorkload,
         2 },
     });
 }

@@ -1,5 +1,5 @@
 // The workload registry: each workload type (ring_allreduce, hd_allreduce, all_to_all,
-// permutation, incast, random) with the keys it takes, the reader of those keys and the
+// permutation, incast, random, flows) with the keys it takes, the reader of those keys and the
 // constructor of the running workload. A new workload type is one entry here (and its reader and
 // constructor in workload-types.cc).
 #ifndef MRCSIM_SIM_WORKLOAD_TYPES_H

@@ -164,7 +164,7 @@ TEST_CASE("registry: workload types agree with the schema", "[registry]")
 {
   CheckKind(WorkloadTypes(), "workload");
   CHECK(WorkloadTypes().Names() ==
-        std::vector<std::string>{ "ring_allreduce", "hd_allreduce", "all_to_all", "permutation", "incast", "random" });
+        std::vector<std::string>{ "ring_allreduce", "hd_allreduce", "all_to_all", "permutation", "incast", "random", "flows" });
 }
 
 TEST_CASE("registry: failure types agree with the schema", "[registry]")
