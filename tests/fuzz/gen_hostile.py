@@ -110,6 +110,13 @@ def gen_hostile(c):
           "CSVs)", {"exit": 3, "message": ["out_dir", "empty"]},
           python={"func": "run", "args": [json.loads(source("tiny.json"))], "kwargs": {"out_dir": ""}}, timeout=10)
 
+    # D8: MRC with no path to its peers gives up ("no progress possible", partial, exit 3) instead of
+    # probing until the simulated-time limit.
+    run("hostile.f.link.ft.gpu.plane", "f.link.ft.gpu.plane.json", "a GPU's only link down: MRC gives up", partial,
+        timeout=60)
+    run("hostile.f2.t1.all.down.cross", "f2.t1.all.down.cross.json", "every T1 down, traffic across T0s: MRC gives up",
+        partial, timeout=120)
+
     # D9: a workload that starts after the stop.
     validate("hostile.wl.start.beyond.stop", "wl.start.beyond.stop.json", "start_us 1e12 with the default stop",
              key("start_us"), "permutation-0")
