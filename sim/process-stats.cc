@@ -1,5 +1,7 @@
 #include "sim/process-stats.h"
 
+#include <malloc.h>
+
 #include <fstream>
 #include <string>
 
@@ -36,6 +38,13 @@ uint64_t
 CurrentRssBytes()
 {
   return StatusKb("VmRSS");
+}
+
+uint64_t
+HeapInUseBytes()
+{
+  const struct mallinfo2 m = mallinfo2();
+  return uint64_t(m.uordblks) + uint64_t(m.hblkhd);
 }
 
 } // namespace mrcsim
