@@ -14,6 +14,7 @@
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -214,6 +215,12 @@ private:
   RingQueue<ResendRecord> m_resends;
   uint64_t m_firstSend = 0; ///< no first send below it is outstanding
 
+public:
+  /// \brief Where the members NextPacket reads end, in bytes from the object's start (the QP
+  /// checks that they fall in the lines its HotLineMask prefetches).
+  static constexpr std::size_t HotEnd();
+
+private:
   // colder
   Time m_rto;
   Time m_srtt; ///< smoothed RTT of first sends (RFC 6298's gain of 1/8); the base RTT at first
@@ -221,6 +228,17 @@ private:
   uint64_t m_lossProbes = 0;
   uint32_t m_sendTimeRebases = 0;
 };
+
+// offsetof on a class with private members is conditionally supported; GCC supports it for a
+// class without virtual bases, as this one is.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+constexpr std::size_t
+MrcLossDetector::HotEnd()
+{
+  return offsetof(MrcLossDetector, m_firstSend) + sizeof(uint64_t);
+}
+#pragma GCC diagnostic pop
 
 } // namespace ns3
 

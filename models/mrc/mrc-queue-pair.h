@@ -147,6 +147,8 @@ private:
 
   void SetUp();
   void WakeAllPorts();
+  /// \brief Compile-time checks of the layout HotLineMask names (static_asserts only).
+  static void CheckLayout();
 
   // ---- services for the parts
   RdmaNic& Nic() const { return *m_nic; }
