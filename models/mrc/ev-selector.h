@@ -1,4 +1,4 @@
-// Per-packet choice of an entropy value among a plane's usable ones: a small policy chosen by
+// Per-packet choice of an entropy value among a NIC port's usable ones (a port serves one plane): a small policy chosen by
 // type name (ns3::RoundRobinEvSelector, ns3::RandomEvSelector, ns3::PenaltyEvSelector, each in
 // its own file).
 #ifndef MRCSIM_MODELS_EV_SELECTOR_H
@@ -22,17 +22,18 @@ enum class EvFeedback : uint8_t
   Loss,  ///< lost without a trim
 };
 
-/// \brief Picks the EV for the next packet of a plane.
+/// \brief Picks the EV for the next packet a NIC port sends (a port serves one plane).
 class EvSelector : public Object
 {
 public:
   static TypeId GetTypeId();
   /// \param evs the QP's EV table
-  /// \param candidates indices of the plane's active EVs; the selector may skip SKIP EVs (and
+  /// \param candidates indices of the port's active EVs; the selector may skip SKIP EVs (and
   ///        should turn them back to GOOD as it passes them)
-  /// \param plane the plane being served
+  /// \param port the NIC port being served (index of the QP's NIC ports; its plane is the
+  ///        port's, MrcEvTable::EvPlane)
   /// \return an index into evs of a GOOD EV, or -1 if none
-  virtual int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane) = 0;
+  virtual int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port) = 0;
   virtual void OnFeedback(MrcEv& ev, EvFeedback feedback) {}
   /// \brief Called once before the first Select with a number that identifies the QP stably
   /// (its GPU and QP number): a selector that draws random numbers seeds its own stream from it

@@ -59,11 +59,11 @@ PenaltyEvSelector::OnFeedback(MrcEv& ev, EvFeedback feedback)
 }
 
 int
-PenaltyEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane)
+PenaltyEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port)
 {
-  if (static_cast<int>(m_next.size()) <= plane)
+  if (static_cast<int>(m_next.size()) <= port)
   {
-    m_next.resize(plane + 1, 0);
+    m_next.resize(port + 1, 0);
   }
   const size_t n = candidates.size();
   int best = -1;
@@ -72,7 +72,7 @@ PenaltyEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& 
   // Two rotations at most: when every EV was SKIP, the first one makes them GOOD again.
   for (size_t i = 0; i < 2 * n && (best < 0 || i < n); ++i)
   {
-    size_t k = (m_next[plane] + i) % n;
+    size_t k = (m_next[port] + i) % n;
     MrcEv& ev = evs[candidates[k]];
     if (ev.state == EvState::Skip)
     {
@@ -97,11 +97,11 @@ PenaltyEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& 
   }
   if (best >= 0)
   {
-    m_next[plane] = (bestK + 1) % n;
+    m_next[port] = (bestK + 1) % n;
   }
   else
   {
-    NS_LOG_LOGIC("no GOOD EV among " << n << " on " << plane);
+    NS_LOG_LOGIC("no GOOD EV among " << n << " on NIC port " << port);
   }
   return best;
 }

@@ -18,7 +18,7 @@ class PenaltyEvSelector : public EvSelector
 public:
   static TypeId GetTypeId();
   PenaltyEvSelector();
-  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane) override;
+  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port) override;
   void OnFeedback(MrcEv& ev, EvFeedback feedback) override;
 
 private:

@@ -32,7 +32,7 @@ RandomEvSelector::SetStream(uint64_t stream)
 }
 
 int
-RandomEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane)
+RandomEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port)
 {
   const size_t n = candidates.size();
   if (n == 0)
@@ -60,7 +60,7 @@ RandomEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& c
       return c;
     }
   }
-  NS_LOG_LOGIC("no GOOD EV among " << n << " on " << plane);
+  NS_LOG_LOGIC("no GOOD EV among " << n << " on NIC port " << port);
   return -1;
 }
 

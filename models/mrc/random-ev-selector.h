@@ -10,13 +10,13 @@
 namespace ns3
 {
 
-/// \brief Uniformly random among the plane's GOOD EVs (SKIP EVs recover after one draw).
+/// \brief Uniformly random among the port's GOOD EVs (SKIP EVs recover after one draw).
 class RandomEvSelector : public EvSelector
 {
 public:
   static TypeId GetTypeId();
   RandomEvSelector();
-  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane) override;
+  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port) override;
   void SetStream(uint64_t stream) override;
 
 private:

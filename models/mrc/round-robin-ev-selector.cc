@@ -18,17 +18,17 @@ RoundRobinEvSelector::GetTypeId()
 }
 
 int
-RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane)
+RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port)
 {
-  if (static_cast<int>(m_next.size()) <= plane)
+  if (static_cast<int>(m_next.size()) <= port)
   {
-    m_next.resize(plane + 1, 0);
+    m_next.resize(port + 1, 0);
   }
   // Two rotations at most: when every EV was SKIP, the first one makes them GOOD again.
   const size_t n = candidates.size();
   for (size_t i = 0; i < 2 * n; ++i)
   {
-    size_t k = (m_next[plane] + i) % n;
+    size_t k = (m_next[port] + i) % n;
     MrcEv& ev = evs[candidates[k]];
     if (ev.state == EvState::Skip)
     {
@@ -37,11 +37,11 @@ RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t
     }
     if (ev.state == EvState::Good)
     {
-      m_next[plane] = (k + 1) % n;
+      m_next[port] = (k + 1) % n;
       return candidates[k];
     }
   }
-  NS_LOG_LOGIC("no GOOD EV among " << n << " on " << plane);
+  NS_LOG_LOGIC("no GOOD EV among " << n << " on NIC port " << port);
   return -1;
 }
 

@@ -9,15 +9,15 @@
 namespace ns3
 {
 
-/// \brief Round-robin over the plane's active EVs; a SKIP EV is passed once and becomes GOOD.
+/// \brief Round-robin over the port's active EVs; a SKIP EV is passed once and becomes GOOD.
 class RoundRobinEvSelector : public EvSelector
 {
 public:
   static TypeId GetTypeId();
-  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int plane) override;
+  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port) override;
 
 private:
-  std::vector<size_t> m_next; ///< per plane
+  std::vector<size_t> m_next; ///< per NIC port
 };
 
 } // namespace ns3
