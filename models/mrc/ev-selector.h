@@ -29,7 +29,7 @@ public:
   static TypeId GetTypeId();
   /// \param evs the QP's EV table
   /// \param candidates indices of the port's active EVs; the selector may skip SKIP EVs (and
-  ///        should turn them back to GOOD as it passes them)
+  ///        should turn them back to GOOD as it passes them, by Recover)
   /// \param port the NIC port being served (index of the QP's NIC ports; its plane is the
   ///        port's, MrcEvTable::EvPlane)
   /// \return an index into evs of a GOOD EV, or -1 if none
@@ -39,6 +39,29 @@ public:
   /// (its GPU and QP number): a selector that draws random numbers seeds its own stream from it
   /// and the run's seed, so that QPs draw independent sequences and a rerun draws the same ones.
   virtual void SetStream(uint64_t stream) {}
+
+  /// \brief What turns an EV's state, set by the QP's EV table: every change goes through it, so
+  /// that the EvState trace and the run's ev_transitions see each one.
+  using StateSetter = void (*)(void* table, MrcEv& ev, EvState state);
+  void SetStateSetter(StateSetter setter, void* table)
+  {
+    m_setState = setter;
+    m_table = table;
+  }
+
+protected:
+  /// \brief A SKIP EV passed over once becomes GOOD again (through the EV table's setter).
+  void Recover(MrcEv& ev)
+  {
+    if (m_setState)
+      m_setState(m_table, ev, EvState::Good);
+    else
+      ev.state = EvState::Good;
+  }
+
+private:
+  StateSetter m_setState = nullptr;
+  void* m_table = nullptr;
 };
 
 } // namespace ns3

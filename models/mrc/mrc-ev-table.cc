@@ -27,6 +27,9 @@ MrcEvTable::CreateSelector(TypeId type, uint64_t stream)
   m_selector = selector.Create<EvSelector>();
   NS_ABORT_MSG_IF(!m_selector, "MrcQueuePair: EvSelector \"" << type.GetName() << "\" is not an ns3::EvSelector");
   m_selector->SetStream(stream);
+  m_selector->SetStateSetter([](void* table, MrcEv& ev, EvState state)
+                             { static_cast<MrcEvTable*>(table)->SetState(ev, state); },
+                             this);
 }
 
 void

@@ -76,7 +76,7 @@ PenaltyEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& 
     MrcEv& ev = evs[candidates[k]];
     if (ev.state == EvState::Skip)
     {
-      ev.state = EvState::Good;
+      Recover(ev);
       continue;
     }
     if (ev.state != EvState::Good)

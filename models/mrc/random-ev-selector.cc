@@ -45,7 +45,7 @@ RandomEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& c
     MrcEv& ev = evs[candidates[SplitMix64(m_rng) % n]];
     if (ev.state == EvState::Skip)
     {
-      ev.state = EvState::Good;
+      Recover(ev);
       continue;
     }
     if (ev.state == EvState::Good)

@@ -32,7 +32,7 @@ RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t
     MrcEv& ev = evs[candidates[k]];
     if (ev.state == EvState::Skip)
     {
-      ev.state = EvState::Good; // skipped for this rotation
+      Recover(ev); // skipped for this rotation
       continue;
     }
     if (ev.state == EvState::Good)

@@ -4,6 +4,7 @@
 
 #include "models/mrc/penalty-ev-selector.h"
 #include "models/mrc/random-ev-selector.h"
+#include "models/mrc/round-robin-ev-selector.h"
 #include "models/mrc/mrc-connect.h"
 
 #include "ns3/boolean.h"
@@ -613,4 +614,51 @@ TEST_CASE("RandomEvSelector: independent streams per QP, repeated by a rerun", "
   // Independent uniform draws over 64 EVs agree about once in 64 positions; lockstep in all 64.
   CHECK(sameAB < 8);
   CHECK(sameAC < 8);
+}
+
+// A SKIP EV that a selector passes over becomes GOOD through the EV table's state setter, so the
+// EvState trace and the run's ev_transitions count the way back as well as the way to SKIP (the
+// selectors used to write the state themselves, unseen).
+TEST_CASE("EV selectors: a SKIP EV recovers through the EV table's setter", "[mrc][ev]")
+{
+  for (const char* type : { "ns3::RoundRobinEvSelector", "ns3::RandomEvSelector", "ns3::PenaltyEvSelector" })
+  {
+    DYNAMIC_SECTION(type)
+    {
+      std::vector<MrcEv> evs(4);
+      std::vector<uint16_t> candidates{ 0, 1, 2, 3 };
+      for (uint16_t i = 0; i < 4; ++i)
+      {
+        evs[i].id = i;
+        evs[i].state = EvState::Skip;
+      }
+      ObjectFactory factory;
+      factory.SetTypeId(type);
+      Ptr<EvSelector> s = factory.Create<EvSelector>();
+      std::vector<std::pair<uint16_t, EvState>> seen;
+      s->SetStateSetter(
+        [](void* log, MrcEv& ev, EvState state)
+        {
+          static_cast<std::vector<std::pair<uint16_t, EvState>>*>(log)->push_back({ ev.id, state });
+          ev.state = state;
+        },
+        &seen);
+      // Every EV is SKIP: the selector passes each once, which makes it GOOD, and then picks one.
+      const int picked = s->Select(evs, candidates, 0);
+      REQUIRE(picked >= 0);
+      CHECK(evs[picked].state == EvState::Good);
+      REQUIRE_FALSE(seen.empty());
+      for (const auto& [id, state] : seen)
+      {
+        CHECK(state == EvState::Good);
+        CHECK(evs[id].state == EvState::Good);
+      }
+      for (const MrcEv& ev : evs)
+      {
+        // An EV still SKIP was never passed; one that is GOOD got there through the setter.
+        const bool reported = std::any_of(seen.begin(), seen.end(), [&](const auto& p) { return p.first == ev.id; });
+        CHECK((ev.state == EvState::Skip || reported));
+      }
+    }
+  }
 }
