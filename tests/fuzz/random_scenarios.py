@@ -82,6 +82,7 @@ SMALL_NUMBERS = {
 INDEX_KEYS = {"gpu": "gpu", "receiver": "gpu", "first": "gpu", "plane": 4, "t0": 4, "t1": 4, "up_port": 4,
               "index": 8, "id": 64, "stride": 4}
 SMALL_PRESETS = ["multiplane-64"]
+FLOW_FILE = ""  # the repository's tests/flows/trace.csv (set by main)
 FABRIC_GPUS = 64  # the bound for GPU indices; a spec's own count is smaller and refused cleanly
 
 
@@ -277,6 +278,12 @@ def repair_references(doc, rnd):
         return
     n = fabric_gpus(doc)
     for w in doc["workloads"]:
+        if w["type"] == "flows":
+            # A file that exists: the repository's small trace (8 nodes) on the fabric's GPUs.
+            w["file"] = FLOW_FILE
+            w.pop("format", None)
+            if n >= 8:
+                w["gpus"] = "all"
         gpus = w.get("gpus", "all")
         if isinstance(gpus, list):
             gpus = sorted({g % n for g in gpus})
@@ -421,6 +428,8 @@ def main():
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--keep", default=None, help="folder for the scenarios that broke an invariant")
     args = ap.parse_args()
+    global FLOW_FILE
+    FLOW_FILE = os.path.abspath(os.path.join(args.root, "tests", "flows", "trace.csv"))
     with open(os.path.join(args.root, "scenarios", "scenario.schema.json")) as f:
         schema = json.load(f)
     rnd = random.Random(args.seed)
