@@ -152,12 +152,42 @@ ParseIncast(JsonReader& r, WorkloadSpec& w, const Fabric& fabric)
   }
 }
 
+/// The messages a random workload is expected to post: its GPUs x load x a GPU's NIC rate x
+/// duration / bytes. Every message keeps a record (tens of bytes) and its QPs' state, so the
+/// count is bounded (kMaxRandomMessages); "" if it is within the bound, else what to change.
+std::string
+RandomMessagesProblem(const WorkloadSpec& w, double gpuBandwidthBps)
+{
+  const double expected =
+    double(w.gpus.gpus.size()) * w.load * gpuBandwidthBps / 8 * (w.durationUs * 1e-6) / double(w.bytes);
+  if (expected <= kMaxRandomMessages)
+  {
+    return "";
+  }
+  return "about " + std::to_string(static_cast<uint64_t>(expected)) + " messages of " + std::to_string(w.bytes) +
+         " bytes over " + std::to_string(w.durationUs) +
+         " us; at most 5e7 per random workload (larger bytes, a lower load or a shorter duration_us)";
+}
+
 void
-ParseRandom(JsonReader& r, WorkloadSpec& w, const Fabric&)
+ParseRandom(JsonReader& r, WorkloadSpec& w, const Fabric& fabric)
 {
   RequireTwoGpus(r, w);
   w.load = r.Number("load", kMinLoad, 1);
   w.durationUs = detail::PositiveTimeUs(r, "duration_us");
+  // The same bound as the run's (MakeRandomWorkload), from the fabric's NIC rate (a GPU's links),
+  // so that validate refuses what run would.
+  double bandwidth = 0;
+  const VertexId g0 = fabric.Gpu(0);
+  for (uint16_t p = 0; p < fabric.Degree(g0); ++p)
+  {
+    bandwidth += double(fabric.LinkAt(g0, p).rateBps);
+  }
+  const std::string problem = RandomMessagesProblem(w, bandwidth);
+  if (!problem.empty())
+  {
+    r.Fail("load", problem);
+  }
 }
 
 /// A flow list's nodes must each have a GPU of the workload's "gpus".
@@ -419,16 +449,10 @@ MakeRandomWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& id
   {
     Fail(spec, "durationUs", std::to_string(spec.durationUs) + "; allowed: >= 0");
   }
-  // Every message keeps a record (tens of bytes) and its QPs' state: bound the count.
-  const double expected = double(spec.gpus.gpus.size()) * spec.load * ideal.gpuBandwidthBps / 8 *
-                          (spec.durationUs * 1e-6) / double(spec.bytes);
-  if (expected > kMaxRandomMessages)
+  const std::string problem = RandomMessagesProblem(spec, ideal.gpuBandwidthBps);
+  if (!problem.empty())
   {
-    Fail(spec,
-         "load",
-         "about " + std::to_string(static_cast<uint64_t>(expected)) + " messages of " + std::to_string(spec.bytes) +
-           " bytes over " + std::to_string(spec.durationUs) +
-           " us; at most 5e7 per random workload (larger bytes, a lower load or a shorter duration_us)");
+    Fail(spec, "load", problem);
   }
   return std::make_unique<RandomWorkload>(spec.name,
                                           spec.gpus.gpus,

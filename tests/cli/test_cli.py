@@ -213,16 +213,27 @@ with tempfile.TemporaryDirectory() as tmp:
     code, out, err = run("attributes", "FabricChannel::Delay")
     check("attributes text", code == 0 and "not settable from a scenario" in out and "topology" in out, err)
     expect_error("attributes nothing", ["attributes", "NoSuchThing"], 2, "no attribute name contains \"NoSuchThing\"")
-    # An old summary.json never stays beside new CSVs: a re-run removes it first, and a run that
-    # fails (here: refused when its workloads are made) leaves none.
+    # An old summary.json never stays beside new CSVs. A run refused while its scenario is read
+    # (here: a random workload of more messages than a run may hold, which validate and run both
+    # refuse) touches nothing: the previous run's files stay whole, summary and CSVs together.
     stale = os.path.join(tmp, "stale-out")
     code, _, err = run("run", tiny, "--out", stale, "--quiet")
     check("stale first run", code == 0 and os.path.exists(os.path.join(stale, "summary.json")), err)
-    code, _, err = run("run", tiny, "--out", stale, "--quiet", "--set",
-                       'workloads.0={"type": "random", "gpus": "all", "bytes": 1, "load": 1, "duration_us": 1e6}')
-    check("stale failing run", code == 1 and "at most 5e7" in err and "tiny.json: at /workloads/0" in err, err)
-    check("stale summary removed", not os.path.exists(os.path.join(stale, "summary.json")))
-    check("stale csv removed", not os.path.exists(os.path.join(stale, "mrc", "messages.csv")))
+    with open(os.path.join(stale, "summary.json")) as f:
+        first = f.read()
+    with open(os.path.join(stale, "mrc", "messages.csv")) as f:
+        first_csv = f.read()
+    too_many = 'workloads.0={"type": "random", "gpus": "all", "bytes": 1, "load": 1, "duration_us": 1e6}'
+    code, _, err = run("validate", tiny, "--set", too_many)
+    check("validate refuses too many messages", code == 1 and "at most 5e7" in err and
+          "tiny.json: at /workloads/0/load" in err, err)
+    code, _, err = run("run", tiny, "--out", stale, "--quiet", "--set", too_many)
+    check("stale failing run", code == 1 and "at most 5e7" in err and "tiny.json: at /workloads/0/load" in err, err)
+    with open(os.path.join(stale, "summary.json")) as f:
+        same_summary = f.read() == first
+    with open(os.path.join(stale, "mrc", "messages.csv")) as f:
+        same_csv = f.read() == first_csv
+    check("refused run leaves the previous results whole", same_summary and same_csv)
     import fcntl
     import signal
     import time
