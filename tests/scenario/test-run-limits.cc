@@ -149,7 +149,7 @@ TEST_CASE("limits: random failures and traffic beyond their bounds are refused b
     Catch::StartsWith("limits.json: at /failures/0/mtbf_us:") && Catch::Contains("at most 1e7"));
   CHECK_THROWS_WITH(Run(Scenario(R"("transport": {"type": "mrc"}, "workloads": [{"type": "random", "gpus": "all",
                                     "bytes": 1, "load": 1, "duration_us": 1e6}])")),
-                    Catch::StartsWith("limits.json: at /workloads/0:") && Catch::Contains("at most 5e7"));
+                    Catch::StartsWith("limits.json: at /workloads/0/load:") && Catch::Contains("at most 5e7"));
 }
 
 TEST_CASE("limits: results files are complete or absent, and failed writes are errors", "[limits]")
