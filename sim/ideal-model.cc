@@ -51,6 +51,16 @@ IdealModel::PathLatencyS(int switches, uint64_t payload) const
          bits / p.gpuLinkRateBps + fabricHops * bits / p.fabricLinkRateBps;
 }
 
+double
+GpuBandwidthBps(const Fabric& fabric)
+{
+  double bps = 0;
+  const VertexId g0 = fabric.Gpu(0);
+  for (uint16_t p = 0; p < fabric.Degree(g0); ++p)
+    bps += double(fabric.LinkAt(g0, p).rateBps);
+  return bps;
+}
+
 IdealModel
 MakeIdealModel(const FabricRouting& routing, uint32_t mtu)
 {
@@ -58,8 +68,7 @@ MakeIdealModel(const FabricRouting& routing, uint32_t mtu)
   IdealModel m;
   auto paths = std::make_shared<IdealModel::Paths>();
   const VertexId g0 = fabric.Gpu(0);
-  for (uint16_t p = 0; p < fabric.Degree(g0); ++p)
-    m.gpuBandwidthBps += double(fabric.LinkAt(g0, p).rateBps);
+  m.gpuBandwidthBps = GpuBandwidthBps(fabric);
   // The fewest header bytes any transport puts on a full packet: IPv6, UDP and BTH (RoCEv2's
   // middle packets; MRC adds a RETH to every packet), then Ethernet framing.
   ns3::UintegerValue framingValue;

@@ -74,6 +74,9 @@ struct IdealModel
 /// defaults as set now), cables, and which leaf each GPU hangs from.
 IdealModel MakeIdealModel(const FabricRouting& routing, uint32_t mtu);
 
+/// \brief One GPU's NIC line rate, all its ports (IdealModel::gpuBandwidthBps), from the fabric.
+double GpuBandwidthBps(const Fabric& fabric);
+
 } // namespace mrcsim
 
 #endif

@@ -103,14 +103,9 @@ ParseTopology(JsonReader r)
   {
     JsonReader s = r.Object("spec");
     spec = ParseFabricSpec(s);
-    // A scenario's GraphML file is found beside the scenario, wherever it is run from (a
-    // document that is not a file, e.g. a Python dict, has only the working directory).
-    const std::filesystem::path scenario(r.Origin());
-    std::error_code error;
-    if (spec.kind == "graphml" && std::filesystem::path(spec.graphmlFile).is_relative() &&
-        std::filesystem::is_regular_file(scenario, error) && scenario.has_parent_path())
+    if (spec.kind == "graphml")
     {
-      spec.graphmlFile = (scenario.parent_path() / spec.graphmlFile).string();
+      spec.graphmlFile = detail::BesideScenario(r.Origin(), spec.graphmlFile);
     }
   }
   r.Finish();

@@ -13,7 +13,6 @@
 #include "ns3/abort.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -177,13 +176,7 @@ ParseRandom(JsonReader& r, WorkloadSpec& w, const Fabric& fabric)
   w.durationUs = detail::PositiveTimeUs(r, "duration_us");
   // The same bound as the run's (MakeRandomWorkload), from the fabric's NIC rate (a GPU's links),
   // so that validate refuses what run would.
-  double bandwidth = 0;
-  const VertexId g0 = fabric.Gpu(0);
-  for (uint16_t p = 0; p < fabric.Degree(g0); ++p)
-  {
-    bandwidth += double(fabric.LinkAt(g0, p).rateBps);
-  }
-  const std::string problem = RandomMessagesProblem(w, bandwidth);
+  const std::string problem = RandomMessagesProblem(w, GpuBandwidthBps(fabric));
   if (!problem.empty())
   {
     r.Fail("load", problem);
@@ -206,16 +199,7 @@ void
 ParseFlows(JsonReader& r, WorkloadSpec& w, const Fabric&)
 {
   w.file = r.String("file");
-  // Found beside the scenario, wherever it is run from (as a GraphML fabric is); a document that
-  // is not a file has only the working directory.
-  const std::filesystem::path scenario(r.Origin());
-  std::error_code error;
-  std::string path = w.file;
-  if (std::filesystem::path(path).is_relative() && std::filesystem::is_regular_file(scenario, error) &&
-      scenario.has_parent_path())
-  {
-    path = (scenario.parent_path() / path).string();
-  }
+  const std::string path = detail::BesideScenario(r.Origin(), w.file);
   w.format = r.String("format", FlowFormatOf(w.file));
   if (w.format != "htsim" && w.format != "csv" && w.format != "json")
   {

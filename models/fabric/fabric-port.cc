@@ -277,9 +277,8 @@ FabricPort::MarkEcn(FabricFrame& frame)
 }
 
 void
-FabricPort::MarkOnDequeue(FabricFrame& frame, uint8_t cls)
+FabricPort::MarkRed(FabricFrame& frame, uint8_t cls, double scale)
 {
-  const double scale = m_config->ThresholdScale(m_rateBps);
   const double p = m_config->MarkProbability(static_cast<uint32_t>(m_bytes[cls] / scale));
   if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(frame))
   {
@@ -344,13 +343,7 @@ FabricPort::Enqueue(FramePtr frame, uint8_t cls, FabricPort* ingress)
   if (cls != PortQueueConfig::kControlClass && m_config->EcnEnabled() &&
       m_config->EcnMarkPoint() == PortQueueConfig::ENQUEUE)
   {
-    double p = m_config->MarkProbability(static_cast<uint32_t>(m_bytes[cls] / scale));
-    if (p > 0 && (p >= 1 || NextUniform() < p) && MarkEcn(*frame))
-    {
-      ++m_ecnMarked;
-      if (m_traces)
-        m_traces->ecnMark(ToPacket(*frame));
-    }
+    MarkRed(*frame, cls, scale);
   }
   // Only lossless classes account ingress bytes (for PFC), so only their packets name the port
   // they came in on.
@@ -412,7 +405,7 @@ FabricPort::StartOne(Time start)
     if (m_config->EcnEnabled() && m_config->EcnMarkPoint() == PortQueueConfig::DEQUEUE &&
         cls != PortQueueConfig::kControlClass)
     {
-      MarkOnDequeue(*item.frame, static_cast<uint8_t>(cls));
+      MarkRed(*item.frame, static_cast<uint8_t>(cls), m_config->ThresholdScale(m_rateBps));
     }
     if (m_traces)
       m_traces->dequeue(ToPacket(*item.frame), cls);

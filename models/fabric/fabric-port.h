@@ -207,8 +207,9 @@ private:
   void SetPaused(uint8_t cls, bool paused);
   void Drop(const FabricFrame& frame, DropCause cause);
   bool MarkEcn(FabricFrame& frame);
-  /// \brief RED on the bytes a departing packet of `cls` leaves behind (EcnMarkPoint Dequeue).
-  void MarkOnDequeue(FabricFrame& frame, uint8_t cls);
+  /// \brief RED on the bytes `cls` holds now (a packet joining: those before it; one leaving, as
+  /// EcnMarkPoint Dequeue asks: those it leaves behind), thresholds scaled by `scale`.
+  void MarkRed(FabricFrame& frame, uint8_t cls, double scale);
   void Trim(FabricFrame& frame);
   int NextClass() const;
   bool StartOne(Time start);

@@ -371,7 +371,7 @@ def check(mrcsim, doc, work, rerun):
     problems = []
     code, err = run([mrcsim, "validate", path], 30)
     if code not in (0, 1):
-        return ["validate: exit %s %s" % (code, err.strip()[-200:])]
+        return ["validate: exit %s %s" % (code, err.strip()[-200:])], "ran"
     if code == 1:
         if path not in err:
             problems.append("validate refused without naming the file: %s" % err.strip()[-200:])
@@ -439,8 +439,7 @@ def main():
     def one(i):
         work = os.path.join(tmp, str(i))
         os.makedirs(work)
-        result = check(args.mrcsim, docs[i], work, args.rerun_every > 0 and i % args.rerun_every == 0)
-        problems, outcome = result if isinstance(result, tuple) else (result, "ran")
+        problems, outcome = check(args.mrcsim, docs[i], work, args.rerun_every > 0 and i % args.rerun_every == 0)
         shutil.rmtree(work, ignore_errors=True)
         return i, problems, outcome
 
