@@ -20,8 +20,8 @@ namespace mrcsim
 /// switch with copper: Gangidi et al., "RDMA over Ethernet for Distributed AI Training at Meta
 /// Scale", SIGCOMM 2024) is about 25 ns, and 100 m of single-mode fibre between rows at 4.9 ns/m
 /// (CommScope, "Latency in optical fibers", 2017) 490 ns. Those are not the defaults yet: with them
-/// MRC's victim flow next to an incast gets 1.27x its fair time instead of under 1.1x (the
-/// smaller BDP shrinks the last hop's trim threshold; docs/MODEL.md, "Known limits").
+/// a 7-to-1 MRC incast phase-locks (the same senders always meet a full last hop) and its victim
+/// flow gets 1.28x its fair time instead of 1.08x (docs/MODEL.md, "Choices and known limits").
 struct LinkDelays
 {
   uint32_t gpuNs = 1000;    ///< GPU (NIC port) to tier-0 switch
