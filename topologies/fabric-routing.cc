@@ -354,6 +354,7 @@ FabricRouting::Path(uint32_t srcGpu, uint32_t dstGpu, int plane, uint64_t choice
   {
     return path;
   }
+  path.reserve(size_t(std::max(1, 2 * m_fabric.NumTiers() - 1))); // up and down: the longest shortest path
   VertexId sw = src.leaf;
   // Shortest paths are loop-free; the bound only guards against corrupt tables.
   for (int hop = 0; hop < 64; ++hop)
@@ -380,6 +381,7 @@ std::vector<uint16_t>
 FabricRouting::Usids(const std::vector<PathHop>& path, uint32_t dstGpu, int plane) const
 {
   std::vector<uint16_t> usids;
+  usids.reserve(path.size() + 1);
   for (const PathHop& h : path)
   {
     usids.push_back(PortUsid(h.egressPort));

@@ -132,6 +132,16 @@ private:
   /// By link id: endpoint a and its port. Edge descriptors would point into one graph object's
   /// storage and dangle once the fabric is copied; (vertex, port) stays valid.
   std::vector<std::pair<VertexId, uint16_t>> m_links;
+  /// By vertex, by port: the far end, as Peer returns it. The graph keeps an undirected edge's
+  /// properties in a list node apart from the vertex, so reading a peer from it costs two cache
+  /// misses; path set-up reads millions of peers (a QP's 128 paths, 3 hops each).
+  struct PortEnd
+  {
+    uint32_t node;
+    uint32_t link;
+    uint16_t port;
+  };
+  std::vector<std::vector<PortEnd>> m_ports;
   std::vector<VertexId> m_gpus;                               ///< by GPU index
   std::vector<std::vector<std::vector<VertexId>>> m_switches; ///< [plane][tier][index]
   int m_numPlanes = 0;

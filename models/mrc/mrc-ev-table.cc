@@ -57,6 +57,7 @@ MrcEvTable::SetUp(uint32_t perPlane, uint32_t backups, bool srv6)
   m_evsPerPort = perPlane + backups;
   m_evs.reserve(size_t(ports) * m_evsPerPort);
   std::vector<UsidList> paths; // by EV id, packed below
+  paths.reserve(size_t(ports) * m_evsPerPort);
   for (uint16_t port = 0; port < ports; ++port)
   {
     const int plane = nic.PlaneOfPort(port);
