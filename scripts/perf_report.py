@@ -211,17 +211,17 @@ RUNS = {
     "quickstart-no-failure": {
         "label": "`quickstart` without its failure (`--set 'failures=[]'`)",
         "args": ["run", "scenarios/quickstart.json", "--set", "failures=[]"],
-        "workload": "all_to_all-0",
+        "workload": "a2a",
     },
     "quickstart-link-failure": {
         "label": "`quickstart` (a T0-T1 link fails at 100 us; ECMP repair after 1 ms)",
         "args": ["run", "scenarios/quickstart.json"],
-        "workload": "all_to_all-0",
+        "workload": "a2a",
     },
     "quickstart-64k-no-failure": {
         "label": "`quickstart` at 64 KiB per pair, no failure",
         "args": ["run", "scenarios/quickstart.json", "--set", "workloads.0.bytes=65536", "--set", "failures=[]"],
-        "workload": "all_to_all-0",
+        "workload": "a2a",
     },
     "incast": {
         "label": "`incast` (32 x 1 MiB into one GPU)",

@@ -86,7 +86,7 @@ runs, wall = [], []
 for label in ("mrc", "rocev2"):
     f = figures[label]
     collectives = [{"workload": w, "ideal_us": figures["ideal"], "completed": 1, "time_us": {"mean": f["mean"]}}
-                   for w in ("all_to_all-0", "incast", "experts")]
+                   for w in ("a2a", "incast", "experts")]
     reference = {"paths": "spray" if label == "mrc" else "ecmp", "flows": 8}
     if not fair:
         reference["not_computed"] = "over the work limit"
@@ -129,7 +129,7 @@ def test_readme_table_record_render_check(tmp_path):
     assert rec["command"] == "mrcsim run scenarios/quickstart.json --set 'failures=[]' --quiet --out DIR"
     assert len(rec["commit"]) == 40 and rec["machine"]["cores"] >= 1 and rec["date"].endswith("UTC")
     mrc, roce = rec["figures"]["mrc"], rec["figures"]["rocev2"]
-    assert mrc["collectives"]["all_to_all-0"] == {"ideal_us": FAKE_RUN["ideal"], "mean_us": FAKE_RUN["mrc"]["mean"]}
+    assert mrc["collectives"]["a2a"] == {"ideal_us": FAKE_RUN["ideal"], "mean_us": FAKE_RUN["mrc"]["mean"]}
     assert roce["fair_us"] == FAKE_RUN["fair"] and "fair_not_computed" not in roce
     assert mrc["retransmissions"] == FAKE_RUN["mrc"]["retransmissions"]
     failed = json.loads((runs / "quickstart-link-failure.json").read_text())
