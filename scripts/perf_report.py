@@ -256,8 +256,9 @@ def machine():
             mem_kb = int(re.search(r"MemTotal:\s+(\d+)", f.read()).group(1))
     except OSError:
         mem_kb = 0
+    # The load when the record started: on a shared machine, what else was running.
     return {"cores": os.cpu_count(), "memory_gib": round(mem_kb / 2 ** 20, 1), "cpu": model,
-            "system": platform.platform()}
+            "system": platform.platform(), "load_1min": round(os.getloadavg()[0], 2)}
 
 
 def commit():
@@ -459,9 +460,9 @@ def render_block(name, records):
                                                  shown(name, key, fig["max"])))
     m = rec["machine"]
     lines.append("")
-    lines.append("Recorded %s at %s%s on %d cores, %s GiB (%s): `%s`." % (
+    lines.append("Recorded %s at %s%s on %d cores, %s GiB (%s%s): `%s`." % (
         rec["date"], rec["commit"][:10], " with local changes" if rec["changed"] else "", m["cores"], m["memory_gib"],
-        m["cpu"], rec["command"]))
+        m["cpu"], "; load %.1f at the start" % m["load_1min"] if "load_1min" in m else "", rec["command"]))
     return "\n".join(lines)
 
 

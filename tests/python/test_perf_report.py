@@ -37,6 +37,7 @@ def test_record_render_check(tmp_path):
     assert rec["figures"]["packet_hops_per_s"] == {"median": 1.2e6, "min": 1.2e6, "max": 1.2e6}
     assert rec["figures"]["bytes_per_link"]["median"] == 1450.0
     assert len(rec["commit"]) == 40 and rec["machine"]["cores"] >= 1 and rec["date"].endswith("UTC")
+    assert rec["machine"]["load_1min"] >= 0
 
     doc = tmp_path / "doc.md"
     doc.write_text("Prose.\n\n<!-- perf forwarding -->\nhand-typed 9.99 M/s\n<!-- /perf -->\n\nMore prose.\n")
@@ -47,6 +48,7 @@ def test_record_render_check(tmp_path):
     text = doc.read_text()
     assert "| packet_hops_per_s | 1.20 M/s | 1.20 M/s to 1.20 M/s |" in text
     assert "| bytes_per_link | 1450 B |" in text
+    assert "; load %.1f at the start): `mrcsim bench forwarding --json`." % rec["machine"]["load_1min"] in text
     assert text.startswith("Prose.\n") and text.endswith("More prose.\n") and "9.99" not in text
     assert perf("render", "--check", "--records", str(records), "--doc", str(doc)).returncode == 0
 
