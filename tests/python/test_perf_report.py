@@ -217,3 +217,39 @@ def test_readme_table_bad_records(tmp_path):
     empty.write_text("Nothing rendered here.\n")
     r = perf("render", "--check", "--run-records", str(runs), "--doc", str(empty))
     assert r.returncode == 1 and "has no <!-- perf NAME --> or <!-- runs --> block" in r.stderr
+
+
+def test_timed_command_and_bad_benchmark_records(tmp_path):
+    # A benchmark timed from outside (the fat tree's `topo`): wall and CPU time and peak RSS of
+    # the process, whatever it prints.
+    records = tmp_path / "perf"
+    mrcsim = tmp_path / "mrcsim"
+    mrcsim.write_text("#!/bin/sh\necho figures\n")
+    mrcsim.chmod(0o755)
+    r = perf("record", "--only", "topo-fat-tree-131k", "--runs", "1", "--records", str(records), "--mrcsim", str(mrcsim))
+    assert r.returncode == 0, r.stderr
+    rec = json.loads((records / "topo-fat-tree-131k.json").read_text())
+    assert rec["command"] == "mrcsim topo --preset fat-tree-4tier-131k --no-groups"
+    assert set(rec["runs"][0]) == {"wall_s", "cpu_s", "peak_rss_mib"} and rec["runs"][0]["peak_rss_mib"] > 0
+
+    doc = tmp_path / "doc.md"
+    doc.write_text("<!-- perf topo-fat-tree-131k -->\n<!-- /perf -->\n")
+    assert perf("render", "--records", str(records), "--doc", str(doc)).returncode == 0
+    assert "| wall_s |" in doc.read_text() and "range (1 run) |" in doc.read_text()
+    check = ("render", "--check", "--records", str(records), "--doc", str(doc))
+    assert perf(*check).returncode == 0
+    # A figure the benchmark does not have, a record file of no benchmark, a block naming none.
+    rec["figures"]["user_s"] = rec["figures"]["cpu_s"]
+    (records / "topo-fat-tree-131k.json").write_text(json.dumps(rec))
+    r = perf(*check)
+    assert r.returncode == 1 and "unknown figure 'figures.user_s'" in r.stderr
+    (records / "topo-fat-tree-131k.json").unlink()
+    (records / "topology.json").write_text("{}")
+    (records / "fat-tree.json").write_text("{}")
+    doc.write_text("<!-- perf fat-tree -->\n<!-- /perf -->\n")
+    r = perf(*check)
+    assert r.returncode == 1 and "%s: not a record this script knows" % (records / "fat-tree.json") in r.stderr
+    assert "unknown benchmark 'fat-tree'" in r.stderr
+    doc.write_text("<!-- perf topology -->\n<!-- /perf -->\n")
+    r = perf(*check)
+    assert r.returncode == 1 and "%s: no key 'benchmark'" % (records / "topology.json") in r.stderr
