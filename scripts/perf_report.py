@@ -1,15 +1,23 @@
 #!/usr/bin/python3
-"""Performance figures from recorded runs: record, render, check and compare.
+"""Performance figures and the README's results table from recorded runs: record, render, check
+and compare.
 
-  perf_report.py record [--runs N] [--only NAME ...] [--long] [--mrcsim BIN]
-      runs each benchmark N times (default 3) and writes results/perf/NAME.json: every run's
-      figures, their median, minimum and maximum, the command, the commit (and whether the tree
-      had changes), the date and the machine (cores, memory, CPU model). --long adds the
-      benchmarks that take minutes a run (marked long below).
-  perf_report.py render [--check]
-      rewrites the blocks of docs/PERFORMANCE.md between <!-- perf NAME --> and <!-- /perf -->
-      from results/perf/NAME.json (the prose around them is not touched); --check writes nothing
-      and fails if a block differs from what the records give, or names a record that is missing.
+  perf_report.py record [--runs N] [--only NAME ...] [--long] [--readme] [--mrcsim BIN]
+      runs each benchmark N times (default 3; 1 for the multiplane-131k step) and writes
+      results/perf/NAME.json: every run's figures, their median, minimum and maximum, the
+      command, the commit (and whether the tree had changes), the date and the machine (cores,
+      memory, CPU model). It also runs each row of the README's results table once (its figures
+      are simulated and do not vary) and writes results/runs/NAME.json: the command, commit,
+      date, machine and, per transport, the figures of the run's summary.json. Without --long
+      it records what takes at most a minute or so a run; --long records only the long runs (the
+      a2a-32k row, the multiplane-131k step, perm-8192 in two MPI ranks); --readme only the
+      README's rows; --only the runs named.
+  perf_report.py render [--check] [--doc FILE ...]
+      rewrites the marked blocks of docs/PERFORMANCE.md and README.md (the prose around them is
+      not touched): <!-- perf NAME --> ... <!-- /perf --> from results/perf/NAME.json, and
+      <!-- runs --> ... <!-- /runs --> (the README's results table) from results/runs/. --check
+      writes nothing and fails if a block differs from what the records give (a figure typed by
+      hand), names a record that is missing, or a record is not one this script knows.
   perf_report.py compare --a BIN_A --b BIN_B [--runs N] [--only NAME ...]
       runs the benchmarks of two binaries in turn (A B A B ...) and prints, for each figure, the
       median of the pairwise ratios A/B and their range: a change's cost measured side by side
@@ -24,7 +32,7 @@ import json
 import os
 import platform
 import re
-import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -33,19 +41,62 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(ROOT, "results", "perf")
-DOC = os.path.join(ROOT, "docs", "PERFORMANCE.md")
+RUN_RECORDS = os.path.join(ROOT, "results", "runs")
+DOCS = [os.path.join(ROOT, "docs", "PERFORMANCE.md"), os.path.join(ROOT, "README.md")]
+
+
+class RecordError(Exception):
+    """A record that cannot be used: missing, unknown, or without a key the render needs."""
+
+
+def shown_path(path):
+    """A path as messages show it: from the repository root when it is inside it."""
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith("..") else rel
 
 
 def get(d, path):
+    """The value at a dotted path; in a list, an element is named by its label or workload."""
     for k in path.split("."):
-        d = d[k]
+        if isinstance(d, list):
+            hits = [e for e in d if isinstance(e, dict) and k in (e.get("label"), e.get("workload"))]
+            if len(hits) != 1:
+                raise KeyError(k)
+            d = hits[0]
+        else:
+            d = d[k]
     return d
 
 
 # Each benchmark: its command (after the binary; {out} is a fresh directory), where its figures
-# come from ("json": the command's JSON output; "summary": OUT/summary.json), the figures kept
-# (name -> JSON path, and how a table shows it), and whether it is long.
+# come from ("json": the command's JSON output; "summary": OUT/summary.json, its paths under
+# "summary."; "time": the process's wall and CPU time and peak RSS), the figures kept (name ->
+# JSON path, and how a table shows it), whether it is long (recorded by --long only), and a
+# launcher with its environment (mpirun).
 MIB = 1 << 20
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "1"}
+RUNNER_FIGURES = {
+    "wall_s": ("wall", "{:.1f} s"),
+    "cpu_s": ("cpu", "{:.1f} s"),
+    "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
+}
+
+
+def moe_step_figures():
+    """multiplane-131k's figures: the whole run, then per transport its time, events and results."""
+    f = {"wall_s": ("wall", "{:.0f} s"), "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB)}
+    for t in ("mrc", "rocev2"):
+        f[t + "_s"] = ("summary.wall_clock.%s.seconds" % t, "{:.0f} s")
+        f[t + "_events_m"] = ("summary.runs.%s.events" % t, "{:.1f} M", 1e6)
+        f[t + "_completion_us"] = ("summary.runs.%s.completion_us" % t, "{:.1f} us")
+        f[t + "_experts_us"] = ("summary.runs.%s.collectives.experts.time_us.mean" % t, "{:.1f} us")
+        f[t + "_rings_us"] = ("summary.runs.%s.collectives.data-parallel.time_us.mean" % t, "{:.1f} us")
+    f["experts_ideal_us"] = ("summary.runs.mrc.collectives.experts.ideal_us", "{:.1f} us")
+    f["rings_ideal_us"] = ("summary.runs.mrc.collectives.data-parallel.ideal_us", "{:.1f} us")
+    return f
+
+
 BENCHMARKS = {
     "topology": {
         "args": ["bench", "topology", "--json"],
@@ -55,6 +106,15 @@ BENCHMARKS = {
             "route_s": ("seconds.route", "{:.2f} s"),
             "validate_s": ("seconds.validate", "{:.2f} s"),
             "total_s": ("seconds.total", "{:.2f} s"),
+            "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
+        },
+    },
+    "topo-fat-tree-131k": {
+        "args": ["topo", "--preset", "fat-tree-4tier-131k", "--no-groups"],
+        "source": "time",
+        "figures": {
+            "wall_s": ("wall", "{:.2f} s"),
+            "cpu_s": ("cpu", "{:.2f} s"),
             "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
         },
     },
@@ -116,31 +176,72 @@ BENCHMARKS = {
     "runner-perm-8192": {
         "args": ["run", "scenarios/bench/perm-8192.json", "--quiet", "--out", "{out}"],
         "source": "summary",
-        "figures": {
-            "wall_s": ("wall", "{:.1f} s"),
-            "cpu_s": ("cpu", "{:.1f} s"),
-            "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
-        },
+        "figures": RUNNER_FIGURES,
     },
     "runner-perm-8192-1p": {
         "args": ["run", "scenarios/bench/perm-8192.json", "--quiet", "--partitions", "1", "--out", "{out}"],
         "source": "summary",
+        "figures": RUNNER_FIGURES,
+    },
+    "runner-perm-8192-mpi": {
+        "launcher": ["mpirun", "-np", "2"],
+        "env": MPI_ENV,
+        "args": ["run", "scenarios/bench/perm-8192.json", "--quiet", "--out", "{out}"],
+        "source": "summary",
+        "long": True,
         "figures": {
             "wall_s": ("wall", "{:.1f} s"),
             "cpu_s": ("cpu", "{:.1f} s"),
-            "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
+            "peak_rss_mib_rank0": ("peak_rss_bytes", "{:.0f} MiB", MIB),
         },
     },
     "multiplane-131k": {
         "args": ["run", "scenarios/multiplane-131k.json", "--quiet", "--out", "{out}"],
         "source": "summary",
         "long": True,
-        "figures": {
-            "wall_s": ("wall", "{:.0f} s"),
-            "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
-        },
+        "runs": 1,
+        "figures": moe_step_figures(),
     },
 }
+
+# The README's results table, a row per run (`mrcsim run ARGS --quiet --out DIR`, once): the
+# row's text, the collective whose mean time and ideal it shows, whether it also shows the whole
+# run's completion, and whether the run is long (recorded by --long only).
+RUNS = {
+    "quickstart-no-failure": {
+        "label": "`quickstart` without its failure (`--set 'failures=[]'`)",
+        "args": ["run", "scenarios/quickstart.json", "--set", "failures=[]"],
+        "workload": "a2a",
+    },
+    "quickstart-link-failure": {
+        "label": "`quickstart` (a T0-T1 link fails at 100 us; ECMP repair after 1 ms)",
+        "args": ["run", "scenarios/quickstart.json"],
+        "workload": "a2a",
+    },
+    "quickstart-64k-no-failure": {
+        "label": "`quickstart` at 64 KiB per pair, no failure",
+        "args": ["run", "scenarios/quickstart.json", "--set", "workloads.0.bytes=65536", "--set", "failures=[]"],
+        "workload": "a2a",
+    },
+    "incast": {
+        "label": "`incast` (32 x 1 MiB into one GPU)",
+        "args": ["run", "scenarios/incast.json"],
+        "workload": "incast",
+    },
+    "moe-all-to-all": {
+        "label": "`moe-all-to-all` (512 GPUs: expert all-to-all mean; whole run)",
+        "args": ["run", "scenarios/moe-all-to-all.json"],
+        "workload": "experts",
+        "whole_run": True,
+    },
+    "a2a-32k": {
+        "label": "`a2a-32k` (32,768 GPUs, groups of 64; RoCEv2 1 QP per pair; mean)",
+        "args": ["run", "scenarios/a2a-32k.json"],
+        "workload": "experts",
+        "long": True,
+    },
+}
+TABLE_TRANSPORTS = ("mrc", "rocev2")
 
 
 def machine():
@@ -155,8 +256,9 @@ def machine():
             mem_kb = int(re.search(r"MemTotal:\s+(\d+)", f.read()).group(1))
     except OSError:
         mem_kb = 0
+    # The load when the record started: on a shared machine, what else was running.
     return {"cores": os.cpu_count(), "memory_gib": round(mem_kb / 2 ** 20, 1), "cpu": model,
-            "system": platform.platform()}
+            "system": platform.platform(), "load_1min": round(os.getloadavg()[0], 2)}
 
 
 def commit():
@@ -165,29 +267,52 @@ def commit():
     return {"commit": git("rev-parse", "HEAD"), "changed": bool(git("status", "--porcelain", "--untracked-files=no"))}
 
 
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def execute(argv, env=None, ok=(0,)):
+    """Runs argv from the repository root: its stdout, wall and CPU seconds and peak RSS in bytes
+    (of the process and the descendants it waited for)."""
+    with tempfile.TemporaryFile(mode="w+") as out, tempfile.TemporaryFile(mode="w+") as err:
+        start = datetime.datetime.now()
+        try:
+            p = subprocess.Popen(argv, cwd=ROOT, stdout=out, stderr=err, env=dict(os.environ, **(env or {})))
+        except OSError as e:
+            raise RuntimeError("%s: %s" % (argv[0], e))
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        wall = (datetime.datetime.now() - start).total_seconds()
+        out.seek(0)
+        err.seek(0)
+        if p.returncode not in ok:
+            raise RuntimeError("%s exited %d: %s" % (shlex.join(argv), p.returncode, err.read().strip()[-300:]))
+        return out.read(), wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+
+
 def run_once(mrcsim, name):
-    """One run: its figures (raw values, before any scaling for display)."""
+    """One run of a benchmark: its figures (raw values, before any scaling for display)."""
     b = BENCHMARKS[name]
     out = tempfile.mkdtemp(prefix="perf-")
     try:
         args = [a.replace("{out}", out) for a in b["args"]]
-        start = datetime.datetime.now()
-        t0 = os.times()
-        p = subprocess.Popen([mrcsim, *args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        stdout, stderr = p.communicate()
-        wall = (datetime.datetime.now() - start).total_seconds()
-        t1 = os.times()
-        if p.returncode != 0:
-            raise RuntimeError("%s exited %d: %s" % (" ".join(args), p.returncode, stderr.strip()[-300:]))
-        cpu = (t1.children_user - t0.children_user) + (t1.children_system - t0.children_system)
+        stdout, wall, cpu, rss = execute([*b.get("launcher", []), mrcsim, *args], b.get("env"))
         if b["source"] == "json":
             data = json.loads(stdout)
+        elif b["source"] == "time":
+            data = {"wall": wall, "cpu": cpu, "peak_rss_bytes": rss}
         else:
             with open(os.path.join(out, "summary.json")) as f:
                 summary = json.load(f)
-            data = {"wall": wall, "cpu": cpu,
+            data = {"wall": wall, "cpu": cpu, "summary": summary,
                     "peak_rss_bytes": max(w["peak_rss_bytes"] for w in summary["wall_clock"])}
-        return {k: float(get(data, spec[0])) for k, spec in b["figures"].items()}, args
+        figures = {}
+        for k, spec in b["figures"].items():
+            try:
+                figures[k] = float(get(data, spec[0]))
+            except (KeyError, TypeError, ValueError):
+                raise RuntimeError("%s: figure %s: no number at %s in its output" % (name, k, spec[0]))
+        return figures, args
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
@@ -200,23 +325,116 @@ def summarise(runs):
     return out
 
 
+def command(launcher, args):
+    """The command as a record shows it: the binary as `mrcsim`, the output directory as DIR."""
+    return shlex.join([*launcher, "mrcsim", *("DIR" if "perf-" in a else a for a in args)])
+
+
+def transport_figures(summary, label):
+    """One transport's figures in a README run's summary.json."""
+    r = get(summary, "runs." + label)
+    wc = get(summary, "wall_clock." + label)
+    fig = {"partial": r["partial"], "completion_us": r["completion_us"], "fair_us": r["fair_us"]}
+    if "not_computed" in r["fair_reference"]:
+        fig["fair_not_computed"] = r["fair_reference"]["not_computed"]
+    for c in ("retransmissions", "timeouts", "trims"):
+        fig[c] = r["counters"][c]
+    fig["collectives"] = {c["workload"]: {"ideal_us": c["ideal_us"], "mean_us": c["time_us"]["mean"] if c["completed"] else None}
+                          for c in r["collectives"]}
+    fig["events"] = r["events"]
+    fig["wall_s"] = wc["seconds"]
+    fig["peak_rss_mib"] = round(wc["peak_rss_bytes"] / MIB, 1)
+    return fig
+
+
+def record_run(mrcsim, name):
+    """One README row's run: its record (results/runs/NAME.json)."""
+    spec = RUNS[name]
+    out = tempfile.mkdtemp(prefix="perf-")
+    try:
+        args = [*spec["args"], "--quiet", "--out", out]
+        _, wall, _, _ = execute([mrcsim, *args], ok=(0, 3))  # 3: a partial run, marked as such
+        with open(os.path.join(out, "summary.json")) as f:
+            summary = json.load(f)
+        figures = {r["label"]: transport_figures(summary, r["label"]) for r in summary["runs"]}
+        return {"run": name, "command": command([], args), "date": now(), **commit(), "machine": machine(),
+                "version": summary["version"], "scenario_hash": summary["scenario_hash"], "wall_s": round(wall, 2),
+                "figures": figures}
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def write_json(path, rec):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(rec, f, indent=1)
+        f.write("\n")
+
+
 def record(args):
-    names = args.only or [n for n, b in BENCHMARKS.items() if args.long or not b.get("long")]
-    os.makedirs(args.records, exist_ok=True)
+    known = {**BENCHMARKS, **RUNS}
+    if args.only:
+        names = args.only
+    else:
+        names = [n for n, spec in (RUNS if args.readme else known).items() if bool(spec.get("long")) == args.long]
     for name in names:
+        if name in RUNS:
+            rec = record_run(args.mrcsim, name)
+            print("perf: %s: %s" % (name, ", ".join("%s done at %s us" % (t, f["completion_us"])
+                                                    for t, f in rec["figures"].items())), file=sys.stderr)
+            write_json(os.path.join(args.run_records, name + ".json"), rec)
+            continue
+        b = BENCHMARKS[name]
         runs = []
-        for i in range(args.runs):
+        count = args.runs or b.get("runs", 3)
+        for i in range(count):
             figures, argv = run_once(args.mrcsim, name)
             runs.append(figures)
-            print("perf: %s run %d/%d: %s" % (name, i + 1, args.runs,
+            print("perf: %s run %d/%d: %s" % (name, i + 1, count,
                                               ", ".join("%s %.4g" % kv for kv in figures.items())), file=sys.stderr)
-        rec = {"benchmark": name, "command": "mrcsim " + " ".join(a if "perf-" not in a else "DIR" for a in argv),
-               "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        rec = {"benchmark": name, "command": command(b.get("launcher", []), argv), "date": now(),
                **commit(), "machine": machine(), "runs": runs, "figures": summarise(runs)}
-        with open(os.path.join(args.records, name + ".json"), "w") as f:
-            json.dump(rec, f, indent=1)
-            f.write("\n")
+        write_json(os.path.join(args.records, name + ".json"), rec)
     return 0
+
+
+# Records as files: what each kind must and may hold.
+PERF_KEYS = {"benchmark", "command", "date", "commit", "changed", "machine", "runs", "figures"}
+RUN_KEYS = {"run", "command", "date", "commit", "changed", "machine", "version", "scenario_hash", "wall_s", "figures"}
+# A row typed by hand before the table was rendered, kept until its run is recorded: the figures
+# as typed and where they were typed (commit, date); the table marks it as such.
+HAND_KEYS = {"run", "command", "hand_typed", "figures"}
+TRANSPORT_KEYS = {"partial", "completion_us", "fair_us", "fair_not_computed", "retransmissions", "timeouts", "trims",
+                  "collectives", "events", "wall_s", "peak_rss_mib"}
+
+
+def load(path, what, name):
+    if not os.path.isfile(path):
+        raise RecordError("no record %s (scripts/perf_report.py record %s--only %s)"
+                          % (shown_path(path), "--long " if what.get("long") else "", name))
+    try:
+        with open(path) as f:
+            rec = json.load(f)
+    except ValueError as e:
+        raise RecordError("%s: not JSON: %s" % (shown_path(path), e))
+    if not isinstance(rec, dict):
+        raise RecordError("%s: not a JSON object" % shown_path(path))
+    return rec
+
+
+def check_keys(path, d, allowed, where=""):
+    unknown = sorted(set(d) - allowed)
+    if unknown:
+        raise RecordError("%s: unknown key '%s%s' (allowed: %s)" % (shown_path(path), where, unknown[0],
+                                                                    ", ".join(sorted(allowed))))
+    missing = sorted(allowed - set(d))
+    return missing
+
+
+def need(path, d, key, where):
+    if not isinstance(d, dict) or key not in d:
+        raise RecordError("%s: no key '%s%s'" % (shown_path(path), where, key))
+    return d[key]
 
 
 def shown(name, key, value):
@@ -225,54 +443,157 @@ def shown(name, key, value):
 
 
 def render_block(name, records):
+    if name not in BENCHMARKS:
+        raise RecordError("unknown benchmark '%s' (known: %s)" % (name, ", ".join(BENCHMARKS)))
     path = os.path.join(records, name + ".json")
-    if not os.path.isfile(path):
-        raise FileNotFoundError("no record results/perf/%s.json (scripts/perf_report.py record --only %s)" % (name, name))
-    with open(path) as f:
-        rec = json.load(f)
-    lines = ["| figure | median | range (%d runs) |" % len(rec["runs"]), "|---|---|---|"]
+    rec = load(path, BENCHMARKS[name], name)
+    missing = check_keys(path, rec, PERF_KEYS)
+    if missing:
+        raise RecordError("%s: no key '%s'" % (shown_path(path), missing[0]))
+    n = len(rec["runs"])
+    lines = ["| figure | median | range (%d run%s) |" % (n, "" if n == 1 else "s"), "|---|---|---|"]
     for key, fig in rec["figures"].items():
+        if key not in BENCHMARKS[name]["figures"]:
+            raise RecordError("%s: unknown figure 'figures.%s' (%s has: %s)" % (
+                shown_path(path), key, name, ", ".join(BENCHMARKS[name]["figures"])))
         lines.append("| %s | %s | %s to %s |" % (key, shown(name, key, fig["median"]), shown(name, key, fig["min"]),
                                                  shown(name, key, fig["max"])))
     m = rec["machine"]
     lines.append("")
-    lines.append("Recorded %s at %s%s on %d cores, %s GiB (%s): `%s`." % (
+    lines.append("Recorded %s at %s%s on %d cores, %s GiB (%s%s): `%s`." % (
         rec["date"], rec["commit"][:10], " with local changes" if rec["changed"] else "", m["cores"], m["memory_gib"],
-        m["cpu"], rec["command"]))
+        m["cpu"], "; load %.1f at the start" % m["load_1min"] if "load_1min" in m else "", rec["command"]))
     return "\n".join(lines)
 
 
-BLOCK = re.compile(r"(<!-- perf (?P<name>[\w.-]+) -->\n)(?P<body>.*?)(<!-- /perf -->)", re.S)
+def us(value):
+    return "n/a" if value is None else "%.1f us" % value
 
 
-def render(args):
-    with open(args.doc) as f:
-        text = f.read()
+def count(value):
+    return "%d" % value if value < 10000 else "%.1fk" % (value / 1000)
+
+
+def table_row(name, rec, path):
+    spec = RUNS[name]
+    figs = need(path, rec, "figures", "")
+    cells = {}
+    for t in TABLE_TRANSPORTS:
+        f = need(path, figs, t, "figures.")
+        where = "figures.%s." % t
+        check_keys(path, f, TRANSPORT_KEYS, where)
+        c = need(path, need(path, f, "collectives", where), spec["workload"], where + "collectives.")
+        cell = us(need(path, c, "mean_us", where + "collectives.%s." % spec["workload"]))
+        if spec.get("whole_run"):
+            cell += "; " + us(need(path, f, "completion_us", where))
+        if t != "mrc" and "fair_us" in f:
+            cell += " [%s]" % ("%.1f" % f["fair_us"] if f["fair_us"] is not None
+                               else "n/c" if "fair_not_computed" in f else "n/a")
+        if f.get("partial"):
+            cell += " (partial)"
+        cells[t] = (cell, f, c)
+    ideal = need(path, cells["mrc"][2], "ideal_us", "figures.mrc.collectives.%s." % spec["workload"])
+    mrc = cells["mrc"][1]
+    counters = " / ".join(count(need(path, mrc, k, "figures.mrc.")) for k in ("retransmissions", "timeouts", "trims"))
+    return "| %s | %s | %s | %s | %s |" % (spec["label"], us(ideal), cells["mrc"][0], cells["rocev2"][0], counters)
+
+
+def render_table(run_records):
+    """The README's results table: a row per run of RUNS, from results/runs/NAME.json, and a line
+    under it for each long or hand-typed row saying where its figures come from."""
+    lines = ["| scenario | ideal | MRC | RoCEv2 [fair] | MRC retx / timeouts / trims |", "|---|---|---|---|---|"]
+    notes = []
+    for name, spec in RUNS.items():
+        path = os.path.join(run_records, name + ".json")
+        rec = load(path, spec, name)
+        hand = "hand_typed" in rec
+        missing = check_keys(path, rec, HAND_KEYS if hand else RUN_KEYS)
+        if missing:
+            raise RecordError("%s: no key '%s'" % (shown_path(path), missing[0]))
+        if rec["run"] != name:
+            raise RecordError("%s: key 'run' is '%s', not '%s'" % (shown_path(path), rec["run"], name))
+        lines.append(table_row(name, rec, path))
+        label = spec["label"].split(" ", 1)[0]
+        if hand:
+            h = rec["hand_typed"]
+            notes.append("%s: typed by hand at %s (%s), not a recorded run; `scripts/perf_report.py record "
+                         "--only %s` records it." % (label, need(path, h, "commit", "hand_typed.")[:10],
+                                                     need(path, h, "date", "hand_typed."), name))
+        elif spec.get("long"):
+            notes.append("%s: a long run (`scripts/perf_report.py record --long`), recorded %s at %s%s." % (
+                label, rec["date"], rec["commit"][:10], " with local changes" if rec["changed"] else ""))
+    if notes:
+        lines.append("")
+        lines.extend(notes)
+    return "\n".join(lines)
+
+
+BLOCK = re.compile(r"(<!-- (?P<kind>perf|runs)(?: (?P<name>[\w.-]+))? -->\n)(?P<body>.*?)(<!-- /(?P=kind) -->)", re.S)
+
+
+def check_record_files(records, run_records):
+    """Every file in the record folders is a record of a known benchmark or run."""
     problems = []
+    for folder, known in ((records, BENCHMARKS), (run_records, RUNS)):
+        if not os.path.isdir(folder):
+            continue
+        for f in sorted(os.listdir(folder)):
+            name, ext = os.path.splitext(f)
+            if ext != ".json" or name not in known:
+                problems.append("%s: not a record this script knows (known: %s)"
+                                % (shown_path(os.path.join(folder, f)), ", ".join(known)))
+    return problems
+
+
+def render_doc(doc, args, problems):
+    """The document with its blocks rendered; what went wrong is added to problems."""
+    with open(doc) as f:
+        text = f.read()
 
     def replace(m):
+        kind, name = m.group("kind"), m.group("name")
+        what = "%s %s" % (shown_path(doc), name or "results table")
         try:
-            body = render_block(m.group("name"), args.records) + "\n"
-        except (FileNotFoundError, KeyError) as e:
-            problems.append("%s: %s" % (m.group("name"), e))
+            if kind == "runs":
+                if name:
+                    raise RecordError("<!-- runs --> takes no name (found '%s')" % name)
+                body = render_table(args.run_records) + "\n"
+            else:
+                if not name:
+                    raise RecordError("<!-- perf --> needs a benchmark's name")
+                body = render_block(name, args.records) + "\n"
+        except RecordError as e:
+            problems.append("%s: %s" % (what, e))
             return m.group(0)
         if body != m.group("body"):
-            problems.append("%s: the block differs from results/perf/%s.json" % (m.group("name"), m.group("name")))
-        return m.group(1) + body + m.group(4)
+            problems.append("%s: the block differs from its records (%s)" % (
+                what, "results/perf/%s.json" % name if kind == "perf" else "results/runs/"))
+        return m.group(1) + body + m.group(5)
 
     new = BLOCK.sub(replace, text)
     if not BLOCK.search(text):
-        problems.append("docs/PERFORMANCE.md has no <!-- perf NAME --> block")
+        problems.append("%s has no <!-- perf NAME --> or <!-- runs --> block" % shown_path(doc))
+    return new
+
+
+def render(args):
+    problems = check_record_files(args.records, args.run_records)
+    fatal = list(problems)
+    rendered = {}
+    for doc in args.doc or DOCS:
+        before = len(problems)
+        rendered[doc] = render_doc(doc, args, problems)
+        fatal += [p for p in problems[before:] if "differs" not in p]
     if args.check:
         for p in problems:
             print("perf_report: " + p, file=sys.stderr)
         return 1 if problems else 0
-    with open(args.doc, "w") as f:
-        f.write(new)
-    missing = [p for p in problems if "no record" in p]
-    for p in missing:
+    for doc, text in rendered.items():
+        with open(doc, "w") as f:
+            f.write(text)
+    for p in fatal:
         print("perf_report: " + p, file=sys.stderr)
-    return 1 if missing else 0
+    return 1 if fatal else 0
 
 
 def compare(args):
@@ -294,23 +615,31 @@ def compare(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("record")
-    r.add_argument("--runs", type=int, default=3)
-    r.add_argument("--only", action="append", choices=sorted(BENCHMARKS))
-    r.add_argument("--long", action="store_true")
+    r = sub.add_parser("record", help="run the benchmarks and the README's runs and write their records")
+    r.add_argument("--runs", type=int, help="runs of each benchmark (default 3; 1 for multiplane-131k)")
+    r.add_argument("--only", action="append", choices=sorted({**BENCHMARKS, **RUNS}), help="only this run (repeat)")
+    r.add_argument("--long", action="store_true", help="only the long runs (each takes minutes to an hour)")
+    r.add_argument("--readme", action="store_true", help="only the README results table's runs")
     r.add_argument("--mrcsim", default=os.path.join(ROOT, "build", "bin", "mrcsim"))
-    d = sub.add_parser("render")
-    d.add_argument("--check", action="store_true")
-    c = sub.add_parser("compare")
+    d = sub.add_parser("render", help="rewrite the marked blocks of the documents from the records")
+    d.add_argument("--check", action="store_true", help="write nothing; fail if a block is not what the records give")
+    d.add_argument("--doc", action="append",
+                   help="a document to render (repeat; default docs/PERFORMANCE.md and README.md)")
+    c = sub.add_parser("compare", help="run two binaries' benchmarks in turn and print their ratios")
     c.add_argument("--a", required=True)
     c.add_argument("--b", required=True)
     c.add_argument("--runs", type=int, default=3)
     c.add_argument("--only", action="append", choices=sorted(BENCHMARKS))
     for p in (r, d):
-        p.add_argument("--records", default=RECORDS, help="folder of the records (default results/perf)")
-    d.add_argument("--doc", default=DOC, help="the document to render (default docs/PERFORMANCE.md)")
+        p.add_argument("--records", default=RECORDS, help="folder of the benchmark records (default results/perf)")
+        p.add_argument("--run-records", default=RUN_RECORDS,
+                       help="folder of the README table's run records (default results/runs)")
     args = ap.parse_args()
-    return {"record": record, "render": render, "compare": compare}[args.command](args)
+    try:
+        return {"record": record, "render": render, "compare": compare}[args.command](args)
+    except (RecordError, RuntimeError) as e:
+        print("perf_report: %s" % e, file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-"""scripts/perf_report.py against a stand-in for mrcsim (a script printing fixed figures): record
-keeps every run with its median and range, commit, date and machine; render fills the marked
-blocks of a document from the records; --check fails on a figure that is not the record's, and
-on a missing record; compare prints the pairwise ratios of two binaries."""
+"""scripts/perf_report.py against stand-ins for mrcsim (scripts printing or writing fixed figures):
+record keeps every run with its median and range, commit, date and machine; render fills the
+marked blocks of a document from the records, benchmarks and the README's results table alike;
+--check fails on a figure that is not the record's, on a missing record, and on a record it does
+not know; compare prints the pairwise ratios of two binaries."""
 import json
 import os
 import stat
@@ -36,6 +37,7 @@ def test_record_render_check(tmp_path):
     assert rec["figures"]["packet_hops_per_s"] == {"median": 1.2e6, "min": 1.2e6, "max": 1.2e6}
     assert rec["figures"]["bytes_per_link"]["median"] == 1450.0
     assert len(rec["commit"]) == 40 and rec["machine"]["cores"] >= 1 and rec["date"].endswith("UTC")
+    assert rec["machine"]["load_1min"] >= 0
 
     doc = tmp_path / "doc.md"
     doc.write_text("Prose.\n\n<!-- perf forwarding -->\nhand-typed 9.99 M/s\n<!-- /perf -->\n\nMore prose.\n")
@@ -46,6 +48,7 @@ def test_record_render_check(tmp_path):
     text = doc.read_text()
     assert "| packet_hops_per_s | 1.20 M/s | 1.20 M/s to 1.20 M/s |" in text
     assert "| bytes_per_link | 1450 B |" in text
+    assert "; load %.1f at the start): `mrcsim bench forwarding --json`." % rec["machine"]["load_1min"] in text
     assert text.startswith("Prose.\n") and text.endswith("More prose.\n") and "9.99" not in text
     assert perf("render", "--check", "--records", str(records), "--doc", str(doc)).returncode == 0
 
@@ -54,7 +57,7 @@ def test_record_render_check(tmp_path):
     assert perf("render", "--check", "--records", str(records), "--doc", str(doc)).returncode == 1
     doc.write_text(text + "\n<!-- perf topology -->\n<!-- /perf -->\n")
     r = perf("render", "--check", "--records", str(records), "--doc", str(doc))
-    assert r.returncode == 1 and "no record results/perf/topology.json" in r.stderr
+    assert r.returncode == 1 and "no record %s" % (records / "topology.json") in r.stderr
 
 
 def test_compare(tmp_path):
@@ -65,3 +68,188 @@ def test_compare(tmp_path):
     line = next(l for l in r.stdout.splitlines() if "packet_hops_per_s" in l)
     assert "A/B median 1.100" in line and "2 pairs" in line
 
+
+
+# A stand-in for `mrcsim run SCENARIO [--set ...] --quiet --out DIR`: writes DIR/summary.json with
+# the figures of FAKE_RUN (below) for each transport, the RoCEv2 fair-share reference computed only
+# when the run has no failure (`--set failures=[]`), as the real one may leave it out.
+FAKE_RUN = {
+    "mrc": {"mean": 182.46, "completion": 190.04, "retransmissions": 10800, "timeouts": 2, "trims": 356},
+    "rocev2": {"mean": 210.61, "completion": 1205.66, "retransmissions": 7, "timeouts": 1, "trims": 0},
+    "ideal": 171.98, "fair": 204.63,
+}
+FAKE_MRCSIM_RUN = """#!/usr/bin/python3
+import json, os, sys
+figures = json.loads(%r)
+args = sys.argv[1:]
+out = args[args.index("--out") + 1]
+fair = "failures=[]" in args
+runs, wall = [], []
+for label in ("mrc", "rocev2"):
+    f = figures[label]
+    collectives = [{"workload": w, "ideal_us": figures["ideal"], "completed": 1, "time_us": {"mean": f["mean"]}}
+                   for w in ("a2a", "incast", "experts")]
+    reference = {"paths": "spray" if label == "mrc" else "ecmp", "flows": 8}
+    if not fair:
+        reference["not_computed"] = "over the work limit"
+    runs.append({"label": label, "partial": False, "completion_us": f["completion"],
+                 "fair_us": figures["fair"] if fair else None, "fair_reference": reference, "events": 1000,
+                 "counters": {k: f[k] for k in ("retransmissions", "timeouts", "trims")},
+                 "collectives": collectives})
+    wall.append({"label": label, "seconds": 1.5, "peak_rss_bytes": 100 << 20})
+os.makedirs(out, exist_ok=True)
+with open(os.path.join(out, "summary.json"), "w") as fh:
+    json.dump({"version": "test", "scenario_hash": "00", "runs": runs, "wall_clock": wall}, fh)
+"""
+
+
+def fake_mrcsim_run(path):
+    with open(path, "w") as f:
+        f.write(FAKE_MRCSIM_RUN % json.dumps(FAKE_RUN))
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+    return path
+
+
+def table_doc(path):
+    path.write_text("# Title\n\nProse.\n\n<!-- runs -->\n| typed | by | hand |\n<!-- /runs -->\n\nMore prose.\n")
+    return path
+
+
+def test_readme_table_record_render_check(tmp_path):
+    runs = tmp_path / "runs"
+    mrcsim = fake_mrcsim_run(str(tmp_path / "mrcsim"))
+    # Without --long, --readme records the table's quick rows; --long --readme its long row only.
+    r = perf("record", "--readme", "--run-records", str(runs), "--mrcsim", mrcsim)
+    assert r.returncode == 0, r.stderr
+    quick = sorted(p.name for p in runs.iterdir())
+    assert "a2a-32k.json" not in quick and "quickstart-no-failure.json" in quick and "incast.json" in quick
+    r = perf("record", "--readme", "--long", "--run-records", str(runs), "--mrcsim", mrcsim)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in runs.iterdir()) == sorted(quick + ["a2a-32k.json"])
+
+    rec = json.loads((runs / "quickstart-no-failure.json").read_text())
+    assert rec["command"] == "mrcsim run scenarios/quickstart.json --set 'failures=[]' --quiet --out DIR"
+    assert len(rec["commit"]) == 40 and rec["machine"]["cores"] >= 1 and rec["date"].endswith("UTC")
+    mrc, roce = rec["figures"]["mrc"], rec["figures"]["rocev2"]
+    assert mrc["collectives"]["a2a"] == {"ideal_us": FAKE_RUN["ideal"], "mean_us": FAKE_RUN["mrc"]["mean"]}
+    assert roce["fair_us"] == FAKE_RUN["fair"] and "fair_not_computed" not in roce
+    assert mrc["retransmissions"] == FAKE_RUN["mrc"]["retransmissions"]
+    failed = json.loads((runs / "quickstart-link-failure.json").read_text())
+    assert failed["figures"]["rocev2"]["fair_us"] is None and failed["figures"]["rocev2"]["fair_not_computed"]
+
+    doc = table_doc(tmp_path / "README.md")
+    check = ("render", "--check", "--run-records", str(runs), "--doc", str(doc))
+    r = perf(*check)
+    assert r.returncode == 1 and "differs" in r.stderr
+    assert perf("render", "--run-records", str(runs), "--doc", str(doc)).returncode == 0
+    text = doc.read_text()
+    assert text.startswith("# Title\n\nProse.\n") and text.endswith("More prose.\n") and "typed" not in text
+    rows = {line.split(" | ")[0]: line for line in text.splitlines() if line.startswith("| `")}
+    m, q = FAKE_RUN["mrc"], FAKE_RUN["rocev2"]
+    assert rows["| `quickstart` without its failure (`--set 'failures=[]'`)"].split(" | ")[1:] == [
+        "%.1f us" % FAKE_RUN["ideal"], "%.1f us" % m["mean"], "%.1f us [%.1f]" % (q["mean"], FAKE_RUN["fair"]),
+        "10.8k / %d / %d |" % (m["timeouts"], m["trims"])]
+    # Not computed: "n/c"; the whole run's completion beside the collective's mean where the row asks.
+    assert rows["| `quickstart` (a T0-T1 link fails at 100 us; ECMP repair after 1 ms)"].split(" | ")[3] == \
+        "%.1f us [n/c]" % q["mean"]
+    assert rows["| `moe-all-to-all` (512 GPUs: expert all-to-all mean; whole run)"].split(" | ")[2] == \
+        "%.1f us; %.1f us" % (m["mean"], m["completion"])
+    long_rec = json.loads((runs / "a2a-32k.json").read_text())
+    assert "`a2a-32k`: a long run (`scripts/perf_report.py record --long`), recorded %s at %s" % (
+        long_rec["date"], long_rec["commit"][:10]) in text
+    assert perf(*check).returncode == 0
+
+    # A figure edited in the table fails the check, as does a record's figure edited without
+    # re-rendering.
+    doc.write_text(text.replace("%.1f us" % m["mean"], "%.1f us" % (m["mean"] - 1), 1))
+    r = perf(*check)
+    assert r.returncode == 1 and "differs from its records" in r.stderr
+    doc.write_text(text)
+    rec["figures"]["mrc"]["trims"] += 1
+    (runs / "quickstart-no-failure.json").write_text(json.dumps(rec))
+    assert perf(*check).returncode == 1
+
+
+def test_readme_table_bad_records(tmp_path):
+    runs = tmp_path / "runs"
+    mrcsim = fake_mrcsim_run(str(tmp_path / "mrcsim"))
+    assert perf("record", "--readme", "--run-records", str(runs), "--mrcsim", mrcsim).returncode == 0
+    doc = table_doc(tmp_path / "README.md")
+    check = ("render", "--check", "--run-records", str(runs), "--doc", str(doc))
+
+    # A row without its record: named, with the command that records it.
+    r = perf(*check)
+    assert r.returncode == 1 and "no record %s (scripts/perf_report.py record --long --only a2a-32k)" % (
+        runs / "a2a-32k.json") in r.stderr
+
+    # A row typed by hand (no run recorded yet) renders its figures with a line saying so.
+    hand = {"run": "a2a-32k", "command": "mrcsim run scenarios/a2a-32k.json --quiet --out DIR",
+            "hand_typed": {"commit": "a" * 40, "date": "2000-01-01"},
+            "figures": {t: {"retransmissions": 4, "timeouts": 0, "trims": 0,
+                            "collectives": {"experts": {"ideal_us": 24.7, "mean_us": v}}}
+                        for t, v in (("mrc", 37.7), ("rocev2", 60.9))}}
+    (runs / "a2a-32k.json").write_text(json.dumps(hand))
+    assert perf("render", "--run-records", str(runs), "--doc", str(doc)).returncode == 0
+    text = doc.read_text()
+    assert "| 24.7 us | 37.7 us | 60.9 us | 4 / 0 / 0 |" in text
+    assert "`a2a-32k`: typed by hand at aaaaaaaaaa (2000-01-01), not a recorded run" in text
+    assert perf(*check).returncode == 0
+
+    # Unknown inputs are errors naming the file and the key.
+    rec = json.loads((runs / "incast.json").read_text())
+    rec["figures"]["mrc"]["retransmits"] = 1
+    (runs / "incast.json").write_text(json.dumps(rec))
+    r = perf(*check)
+    assert r.returncode == 1 and "%s: unknown key 'figures.mrc.retransmits'" % (runs / "incast.json") in r.stderr
+    del rec["figures"]["mrc"]["retransmits"]
+    del rec["figures"]["rocev2"]["collectives"]["incast"]
+    (runs / "incast.json").write_text(json.dumps(rec))
+    r = perf(*check)
+    assert r.returncode == 1 and "%s: no key 'figures.rocev2.collectives.incast'" % (runs / "incast.json") in r.stderr
+    (runs / "incast.json").unlink()
+    (runs / "incast-old.json").write_text("{}")
+    r = perf(*check)
+    assert r.returncode == 1 and "%s: not a record this script knows" % (runs / "incast-old.json") in r.stderr
+    assert "no record %s" % (runs / "incast.json") in r.stderr
+    # A document with no block at all is refused, not passed.
+    (runs / "incast-old.json").unlink()
+    empty = tmp_path / "empty.md"
+    empty.write_text("Nothing rendered here.\n")
+    r = perf("render", "--check", "--run-records", str(runs), "--doc", str(empty))
+    assert r.returncode == 1 and "has no <!-- perf NAME --> or <!-- runs --> block" in r.stderr
+
+
+def test_timed_command_and_bad_benchmark_records(tmp_path):
+    # A benchmark timed from outside (the fat tree's `topo`): wall and CPU time and peak RSS of
+    # the process, whatever it prints.
+    records = tmp_path / "perf"
+    mrcsim = tmp_path / "mrcsim"
+    mrcsim.write_text("#!/bin/sh\necho figures\n")
+    mrcsim.chmod(0o755)
+    r = perf("record", "--only", "topo-fat-tree-131k", "--runs", "1", "--records", str(records), "--mrcsim", str(mrcsim))
+    assert r.returncode == 0, r.stderr
+    rec = json.loads((records / "topo-fat-tree-131k.json").read_text())
+    assert rec["command"] == "mrcsim topo --preset fat-tree-4tier-131k --no-groups"
+    assert set(rec["runs"][0]) == {"wall_s", "cpu_s", "peak_rss_mib"} and rec["runs"][0]["peak_rss_mib"] > 0
+
+    doc = tmp_path / "doc.md"
+    doc.write_text("<!-- perf topo-fat-tree-131k -->\n<!-- /perf -->\n")
+    assert perf("render", "--records", str(records), "--doc", str(doc)).returncode == 0
+    assert "| wall_s |" in doc.read_text() and "range (1 run) |" in doc.read_text()
+    check = ("render", "--check", "--records", str(records), "--doc", str(doc))
+    assert perf(*check).returncode == 0
+    # A figure the benchmark does not have, a record file of no benchmark, a block naming none.
+    rec["figures"]["user_s"] = rec["figures"]["cpu_s"]
+    (records / "topo-fat-tree-131k.json").write_text(json.dumps(rec))
+    r = perf(*check)
+    assert r.returncode == 1 and "unknown figure 'figures.user_s'" in r.stderr
+    (records / "topo-fat-tree-131k.json").unlink()
+    (records / "topology.json").write_text("{}")
+    (records / "fat-tree.json").write_text("{}")
+    doc.write_text("<!-- perf fat-tree -->\n<!-- /perf -->\n")
+    r = perf(*check)
+    assert r.returncode == 1 and "%s: not a record this script knows" % (records / "fat-tree.json") in r.stderr
+    assert "unknown benchmark 'fat-tree'" in r.stderr
+    doc.write_text("<!-- perf topology -->\n<!-- /perf -->\n")
+    r = perf(*check)
+    assert r.returncode == 1 and "%s: no key 'benchmark'" % (records / "topology.json") in r.stderr
