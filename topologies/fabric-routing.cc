@@ -367,12 +367,12 @@ FabricRouting::Path(uint32_t srcGpu, uint32_t dstGpu, int plane, uint64_t choice
     uint16_t port = g[static_cast<uint32_t>(choice % g.size)];
     choice /= g.size;
     path.push_back(PathHop{ sw, port });
-    PortPeer next = m_fabric.Peer(sw, port);
-    if (m_fabric.Node(next.node).role == NodeRole::Gpu)
+    const VertexId next = m_fabric.PeerNode(sw, port);
+    if (m_fabric.Node(next).role == NodeRole::Gpu)
     {
       return path;
     }
-    sw = next.node;
+    sw = next;
   }
   throw std::logic_error("routing loop from gpu" + std::to_string(srcGpu) + " to gpu" + std::to_string(dstGpu));
 }

@@ -15,7 +15,6 @@ Fabric::AddGpu()
   n.role = NodeRole::Gpu;
   n.index = static_cast<uint32_t>(m_gpus.size());
   VertexId v = boost::add_vertex(n, m_graph);
-  m_ports.emplace_back();
   m_gpus.push_back(v);
   return v;
 }
@@ -63,7 +62,6 @@ Fabric::AddSwitch(int plane, int tier)
   }
   n.usid = static_cast<uint16_t>(((tier + 1) << 12) | n.index);
   VertexId v = boost::add_vertex(n, m_graph);
-  m_ports.emplace_back();
   slot.push_back(v);
   return v;
 }
@@ -96,8 +94,6 @@ Fabric::AddLink(VertexId a, VertexId b, uint64_t rateBps, uint32_t delayNs)
   l.plane = na.role == NodeRole::Switch ? na.plane : nb.plane;
   boost::add_edge(a, b, l, m_graph);
   m_links.emplace_back(a, l.portA);
-  m_ports[a].push_back(PortEnd{ static_cast<uint32_t>(b), l.id, l.portB });
-  m_ports[b].push_back(PortEnd{ static_cast<uint32_t>(a), l.id, l.portA });
   return l.id;
 }
 
@@ -116,8 +112,12 @@ Fabric::Switches(int plane, int tier) const
 PortPeer
 Fabric::Peer(VertexId v, uint16_t port) const
 {
-  const PortEnd& e = m_ports[v][port];
-  return PortPeer{ e.node, e.port, e.link };
+  auto it = boost::out_edges(v, m_graph).first + port;
+  VertexId w = boost::target(*it, m_graph);
+  const FabricLink& l = m_graph[*it];
+  // Self-links are refused, so v is endpoint a exactly when it is the recorded a.
+  bool vIsA = m_links[l.id].first == v;
+  return PortPeer{ w, vIsA ? l.portB : l.portA, l.id };
 }
 
 const FabricLink&

@@ -109,6 +109,13 @@ public:
   size_t Degree(VertexId v) const { return boost::out_degree(v, m_graph); }
   /// \brief The far end of port p of v.
   PortPeer Peer(VertexId v, uint16_t port) const;
+  /// \brief The vertex at the far end of port p of v: Peer(v, p).node without reading the link,
+  /// whose properties the graph keeps in a list node apart from the vertex (a cache miss per
+  /// call; path set-up asks millions of times).
+  VertexId PeerNode(VertexId v, uint16_t port) const
+  {
+    return boost::target(*(boost::out_edges(v, m_graph).first + port), m_graph);
+  }
   /// \brief The link attached to port p of v.
   const FabricLink& LinkAt(VertexId v, uint16_t port) const;
   /// \brief A link by id.
@@ -132,16 +139,6 @@ private:
   /// By link id: endpoint a and its port. Edge descriptors would point into one graph object's
   /// storage and dangle once the fabric is copied; (vertex, port) stays valid.
   std::vector<std::pair<VertexId, uint16_t>> m_links;
-  /// By vertex, by port: the far end, as Peer returns it. The graph keeps an undirected edge's
-  /// properties in a list node apart from the vertex, so reading a peer from it costs two cache
-  /// misses; path set-up reads millions of peers (a QP's 128 paths, 3 hops each).
-  struct PortEnd
-  {
-    uint32_t node;
-    uint32_t link;
-    uint16_t port;
-  };
-  std::vector<std::vector<PortEnd>> m_ports;
   std::vector<VertexId> m_gpus;                               ///< by GPU index
   std::vector<std::vector<std::vector<VertexId>>> m_switches; ///< [plane][tier][index]
   int m_numPlanes = 0;
