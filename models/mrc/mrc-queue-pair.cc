@@ -237,9 +237,7 @@ MrcQueuePair::SetUp()
     }
     m_health->Register(this);
   }
-  Ptr<MrcCongestionControl> cc = m_sender.GetCongestionControl();
-  cc->SetAttribute("Mtu", UintegerValue(m_nic->Mtu()));
-  cc->Init(baseRtt, line);
+  m_sender.GetCongestionControl()->Init(MrcCcPath{ baseRtt, line, m_nic->Mtu() });
   NS_LOG_DEBUG("QP " << m_qpn << ": base RTT " << baseRtt << ", line rate " << line);
 }
 
