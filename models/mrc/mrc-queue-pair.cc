@@ -275,7 +275,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   {
     return nullptr;
   }
-  return m_sender.NextPacket(port);
+  return m_sender.NextPacket(port, retryAt);
 }
 
 void

@@ -66,8 +66,9 @@ public:
 
   /// \brief Queues an RDMA Write of `bytes` (after the QP's set-up); returns its message id.
   uint64_t PostWrite(uint64_t bytes);
-  /// \brief The next data packet for NIC port `port` (a resend first), or null.
-  FramePtr NextPacket(uint16_t port);
+  /// \brief The next data packet for NIC port `port` (a resend first), or null; when a pacing
+  /// congestion control holds it back, `*retryAt` (if not null) is when it may go.
+  FramePtr NextPacket(uint16_t port, Time* retryAt);
   void HandleSack(const RdmaRxInfo& info);
   void HandleNack(const RdmaRxInfo& info);
 
