@@ -78,7 +78,8 @@ MrcQueuePair::GetTypeId()
                     MakeTimeAccessor(&MrcQueuePair::m_rtoBase),
                     MakeTimeChecker(MicroSeconds(1)))
       .AddAttribute("RetryLimit",
-                    "Times one PSN may be resent before the QP fails.",
+                    "Times one PSN may be declared lost by RACK, the tail-loss probe or the timeout before the QP "
+                    "fails (trims and failed ports or paths do not count: MrcLossDetector::DeclareLost).",
                     UintegerValue(16),
                     MakeUintegerAccessor(&MrcQueuePair::m_retryLimit),
                     MakeUintegerChecker<uint32_t>(1, 255))

@@ -309,15 +309,12 @@ MrcSender::HandleNack(const RdmaRxInfo& info)
   ReadInner(info.frame, nack);
   ++m_nacksReceived;
   const uint64_t seq = MrcUnwrapPsn(nack.GetPsn(), m_base);
-  m_qp.EvTable().OnTrim(nack.GetEchoedEv());
-  if (Tracked(seq) && !Tx(seq).acked && !Tx(seq).lost)
+  m_qp.EvTable().OnTrim(nack.GetEchoedEv()); // feedback on the path, as a SACK's ECN echo
+  // Resent as soon as the window allows: no timeout. A NACK of a packet acknowledged or already
+  // declared lost changes nothing more.
+  if (m_qp.LossDetector().DeclareLost(seq, MrcLossCause::Trim))
   {
     NS_LOG_LOGIC("QP " << m_qp.GetQpn() << ": PSN " << nack.GetPsn() << " trimmed on EV " << nack.GetEchoedEv());
-    MrcTxState& t = Tx(seq);
-    t.lost = true;
-    m_qp.LossDetector().MarkTrimmed(seq); // resent as soon as the window allows: no timeout
-    AddInflight(TxPort(t), PacketBytes(seq), false);
-    m_cc->OnTrim();
     m_qp.WakeAllPorts();
   }
 }
