@@ -552,21 +552,17 @@ FabricPort::Wake()
 }
 
 uint64_t
-FabricPort::PfcHeadroom()
+FabricPort::PfcHeadroom() const
 {
-  if (m_pfcHeadroom == 0)
+  // The cable's one-way time as the headroom sees it: the peer's receive and transmit
+  // pipelines (a NIC's) lengthen the PAUSE's way there and the frames' way back alike.
+  Time cable;
+  if (m_channel)
   {
-    // The cable's one-way time as the headroom sees it: the peer's receive and transmit
-    // pipelines (a NIC's) lengthen the PAUSE's way there and the frames' way back alike.
-    Time cable;
-    if (m_channel)
-    {
-      const FabricPort* peer = m_channel->Peer(this);
-      cable = m_channel->GetDelay() + (peer->GetIngressLatency() + peer->GetEgressLatency()) / 2;
-    }
-    m_pfcHeadroom = m_config->PfcHeadroomOf(m_rateBps, cable);
+    const FabricPort* peer = m_channel->Peer(this);
+    cable = m_channel->GetDelay() + (peer->GetIngressLatency() + peer->GetEgressLatency()) / 2;
   }
-  return m_pfcHeadroom;
+  return m_config->PfcHeadroomOf(m_rateBps, cable);
 }
 
 void

@@ -77,11 +77,7 @@ public:
     m_txTimeBytes = UINT32_MAX;
   }
   DataRate GetDataRate() const { return DataRate(m_rateBps); }
-  void SetQueueConfig(Ptr<PortQueueConfig> config)
-  {
-    m_config = config;
-    m_pfcHeadroom = 0; // worked out again for the new configuration
-  }
+  void SetQueueConfig(Ptr<PortQueueConfig> config) { m_config = config; }
   Ptr<PortQueueConfig> GetQueueConfig() const { return m_config; }
   /// \brief The same, without a reference count (for the hot path: shared by many ports, whose
   /// partitions may run on several threads, it must not be counted from them).
@@ -122,8 +118,9 @@ public:
   /// \brief Whether this port holds class `cls` of its peer paused.
   bool IsPausingUpstream(uint8_t cls) const { return (m_pauseSentMask >> cls) & 1; }
   /// \brief PFC headroom of this ingress port's lossless classes (PortQueueConfig::PfcHeadroomOf,
-  /// for its rate and cable), worked out at the first use.
-  uint64_t PfcHeadroom();
+  /// for its rate and cable), as its configuration, rate and peer now give it. Pure: the PFC
+  /// accountant, which asks it per frame, keeps it (FabricPfcAccountant::Admits).
+  uint64_t PfcHeadroom() const;
 
   /// \brief Starts every frame whose start time has passed (see the file comment). Observers
   /// call it before reading the state below as of now: the getters are pure, and between
@@ -293,7 +290,6 @@ private:
   Time QuantaTime(uint16_t quanta) const;
   std::unique_ptr<PauseTimes> m_pauseTimes;
   uint64_t* m_dropCounters = nullptr;
-  uint64_t m_pfcHeadroom = 0; ///< see PfcHeadroom (0 until worked out)
 };
 
 } // namespace ns3

@@ -15,6 +15,7 @@ FabricPfcAccountant::AddPort(FabricPort* port)
 {
   m_ports.push_back(port);
   m_bytes.emplace_back();
+  m_headroom.push_back(0);
 }
 
 void
@@ -22,13 +23,18 @@ FabricPfcAccountant::Clear()
 {
   m_ports.clear();
   m_bytes.clear();
+  m_headroom.clear();
 }
 
 bool
 FabricPfcAccountant::Admits(FabricPort& in, uint8_t cls, uint32_t bytes)
 {
   const uint16_t i = static_cast<uint16_t>(in.GetIfIndex());
-  return m_bytes[i][cls] + bytes <= in.QueueConfig()->PfcXoff() + in.PfcHeadroom();
+  if (m_headroom[i] == 0)
+  {
+    m_headroom[i] = in.PfcHeadroom();
+  }
+  return m_bytes[i][cls] + bytes <= in.QueueConfig()->PfcXoff() + m_headroom[i];
 }
 
 void

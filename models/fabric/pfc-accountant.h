@@ -28,7 +28,8 @@ public:
   void Clear();
 
   /// \brief Whether `bytes` more of lossless class `cls` may come in by port `in` (XOFF plus
-  /// the port's headroom).
+  /// the port's headroom, FabricPort::PfcHeadroom, which it keeps from the port's first
+  /// lossless frame on: the port's configuration, rate and cable are final by then).
   bool Admits(FabricPort& in, uint8_t cls, uint32_t bytes);
   /// \brief `bytes` of class `cls` came in by `in` and were queued: PAUSEs the class upstream
   /// when it rises above XOFF.
@@ -42,6 +43,7 @@ public:
 private:
   std::vector<FabricPort*> m_ports;
   std::vector<std::array<uint32_t, PortQueueConfig::kMaxClasses>> m_bytes;
+  std::vector<uint64_t> m_headroom; ///< per port, 0 until its first lossless frame (Admits)
 };
 
 } // namespace ns3

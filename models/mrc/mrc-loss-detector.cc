@@ -42,25 +42,65 @@ MrcLossDetector::StopTimer()
   Simulator::Cancel(m_timer);
 }
 
-void
-MrcLossDetector::DeclareLost(uint64_t seq, bool laterDelivered)
+namespace
+{
+const char*
+LossCauseName(MrcLossCause cause)
+{
+  switch (cause)
+  {
+  case MrcLossCause::Rack:
+    return "RACK";
+  case MrcLossCause::Timer:
+    return "timer";
+  case MrcLossCause::Trim:
+    return "trim";
+  case MrcLossCause::PathDown:
+    return "path down";
+  }
+  return "?";
+}
+} // namespace
+
+bool
+MrcLossDetector::DeclareLost(uint64_t seq, MrcLossCause cause)
 {
   MrcSender& sender = m_qp.Sender();
+  if (!sender.Tracked(seq) || sender.Tx(seq).acked || sender.Tx(seq).lost)
+  {
+    return false;
+  }
   MrcTxState& t = sender.Tx(seq);
-  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": PSN " << (seq & kPsnMask) << " on EV " << t.ev << " lost"
-                     << (laterDelivered ? " (RACK)" : " (timer)"));
+  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": PSN " << (seq & kPsnMask) << " on EV " << t.ev << " lost ("
+                     << LossCauseName(cause) << ")");
+  // The packet's own state: out of flight, waiting in the resend set (a trimmed one for window
+  // room, MrcSender::NextPacket).
   t.lost = true;
-  Again& again = AgainOf(seq); // before Losses::retx holds it
+  Again& again = MakeLosses().again[seq]; // kept until the packet leaves the TX ring (Forget)
+  again.trimmed = cause == MrcLossCause::Trim;
   sender.TakeOutOfFlight(seq);
   m_losses->retx.insert(seq);
+  // Who must know, by cause (the table in the header).
+  switch (cause)
+  {
+  case MrcLossCause::Trim:
+    sender.CongestionControl().OnTrim();
+    return true;
+  case MrcLossCause::PathDown:
+    return true;
+  case MrcLossCause::Rack:
+  case MrcLossCause::Timer:
+    break;
+  }
   sender.CongestionControl().OnLoss();
   m_qp.EvTable().OnLoss(t.ev);
-  m_qp.ReportPathLoss(seq, laterDelivered);
+  m_qp.ReportPathLoss(seq, cause == MrcLossCause::Rack);
   if (++again.retries > m_qp.RetryLimit())
   {
     m_qp.FailQp("PSN " + std::to_string(seq & kPsnMask) + " lost " + std::to_string(again.retries) +
                 " times (retry limit " + std::to_string(m_qp.RetryLimit()) + ")");
   }
+  return true;
 }
 
 template <typename Pred>
@@ -70,13 +110,10 @@ MrcLossDetector::ResendInFlight(Pred onPath)
   MrcSender& sender = m_qp.Sender();
   for (uint64_t s = sender.Base(); s < sender.SndNxt(); ++s)
   {
-    MrcTxState& t = sender.Tx(s);
+    const MrcTxState& t = sender.Tx(s);
     if (!t.acked && !t.lost && onPath(t))
     {
-      t.lost = true;
-      AgainOf(s); // declared lost
-      sender.TakeOutOfFlight(s);
-      m_losses->retx.insert(s);
+      DeclareLost(s, MrcLossCause::PathDown);
     }
   }
 }
@@ -129,7 +166,7 @@ MrcLossDetector::RebaseSendTimes(Time now, uint64_t sending)
     const Time at = SentAfterBase(t.SentAfterBase());
     if (at < base)
     {
-      LossesOf().farSends[s] = at;
+      MakeLosses().farSends[s] = at;
       t.SetSentAfterBase(FarSend());
     }
     else
@@ -180,7 +217,7 @@ MrcLossDetector::PruneSendOrder()
     if (sender.Tracked(r.seq))
     {
       const MrcTxState& t = sender.Tx(r.seq);
-      if (!t.acked && !t.lost && DeclaredLost(r.seq).sends == r.sends)
+      if (!t.acked && !t.lost && LostState(r.seq).sends == r.sends)
       {
         break;
       }
@@ -212,7 +249,7 @@ MrcLossDetector::DetectLosses(Time ackedSentAt)
   {
     const uint64_t s = FrontSeq();
     PopFront();
-    DeclareLost(s, true);
+    DeclareLost(s, MrcLossCause::Rack);
   }
 }
 
@@ -260,7 +297,7 @@ MrcLossDetector::OnTimer()
   {
     const uint64_t s = FrontSeq();
     PopFront();
-    DeclareLost(s, false);
+    DeclareLost(s, MrcLossCause::Timer);
     fired = true;
   }
   if (fired)
@@ -277,7 +314,7 @@ MrcLossDetector::OnTimer()
     const uint64_t s = FrontSeq();
     NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": tail-loss probe resends PSN " << (s & kPsnMask));
     PopFront();
-    DeclareLost(s, false);
+    DeclareLost(s, MrcLossCause::Timer);
     ++m_lossProbes;
     m_lastProgress = now;
     m_qp.WakeAllPorts();

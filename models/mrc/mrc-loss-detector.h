@@ -3,8 +3,11 @@
 // sends in sequence order, resends recorded), RACK's declarations a reordering window after a
 // later packet was acknowledged, the tail-loss probe after LossProbeRtts smoothed RTTs of
 // silence, the retransmission timeout with its backoff and the retry limit, and the set of packets
-// declared lost (or NACKed as trimmed) waiting to be resent. Leaves out what a loss means for the
-// paths (MrcEvTable, MrcPathHealth) and the window (MrcSender's congestion control).
+// declared lost waiting to be resent. Every packet becomes lost through one routine, DeclareLost,
+// whoever found it (RACK, the timer, a trim NACK, a failed port or path), which tells the
+// congestion control, the EV table, the NIC's path health and the retry limit what each cause
+// means for them; it does not decide what a loss means for the paths (MrcEvTable, MrcPathHealth)
+// or the window (the congestion control).
 #ifndef MRCSIM_MODELS_MRC_LOSS_DETECTOR_H
 #define MRCSIM_MODELS_MRC_LOSS_DETECTOR_H
 
@@ -25,6 +28,16 @@ namespace ns3
 
 class MrcQueuePair;
 
+/// \brief Why a packet is declared lost (MrcLossDetector::DeclareLost); each cause tells a
+/// different set of parts.
+enum class MrcLossCause : uint8_t
+{
+  Rack,     ///< a packet sent a reordering window after it was acknowledged
+  Timer,    ///< the tail-loss probe or the retransmission timeout (a guess: nothing came back)
+  Trim,     ///< the receiver NACKed it as trimmed: the path works, a queue was full
+  PathDown, ///< its NIC port went down, or the NIC's QPs learnt that its path fails (MrcPathHealth)
+};
+
 /// \brief The loss detector of an MRC queue pair's sender (see the file comment). A member of
 /// its MrcQueuePair, through which it reaches the sender's TX ring, the EV table and the NIC.
 class MrcLossDetector
@@ -38,7 +51,7 @@ public:
   /// its port going down), until it leaves the TX ring (a late SACK may still name it: Resent).
   struct Again
   {
-    uint16_t retries = 0; ///< losses declared (RetryLimit is at most 255)
+    uint16_t retries = 0; ///< losses declared by RACK or the timer (RetryLimit is at most 255)
     uint16_t sends = 1;   ///< times sent, modulo 2^16: tells the latest resend's ResendRecord from older ones
     bool trimmed = false; ///< NACKed as trimmed, waiting in Losses::retx
     bool resent = false;  ///< the latest send was a resend
@@ -66,7 +79,7 @@ public:
   /// \brief Packet `seq`, declared lost, was resent; `firstSendsBefore` first sends went before.
   void OnResent(uint64_t seq, uint64_t firstSendsBefore)
   {
-    Again& again = DeclaredLost(seq);
+    Again& again = LostState(seq);
     again.trimmed = false;
     again.resent = true;
     ++again.sends;
@@ -103,12 +116,23 @@ public:
   /// \brief RACK: declares lost what is still outstanding although it was sent a reordering
   /// window before `ackedSentAt`, the send time of a packet now acknowledged.
   void DetectLosses(Time ackedSentAt);
-  /// \brief Packet `seq` (declared lost) was NACKed as trimmed: resent once the window allows.
-  void MarkTrimmed(uint64_t seq)
-  {
-    AgainOf(seq).trimmed = true;
-    m_losses->retx.insert(seq);
-  }
+  /// \brief The one place a packet becomes lost: packet `seq`, if it is outstanding (sent, not
+  /// acknowledged, not already declared lost), leaves the bytes in flight and waits to be resent
+  /// (a trimmed one until the window has room, others at once), and those who must know are told,
+  /// by `cause`:
+  ///
+  /// | cause    | congestion control | EV table              | path health (MrcPathHealth) | retry limit |
+  /// |----------|--------------------|-----------------------|-----------------------------|-------------|
+  /// | Rack     | OnLoss             | OnLoss: ASSUMED_BAD   | told (a later packet came)  | counts      |
+  /// | Timer    | OnLoss             | OnLoss: ASSUMED_BAD   | told (a guess)              | counts      |
+  /// | Trim     | OnTrim             | (the NACK's own echo) | -                           | -           |
+  /// | PathDown | -                  | (already marked)      | - (it is what told)         | -           |
+  ///
+  /// A trim proves the path and the peer work, and a port or path found down is no congestion
+  /// and no sign of a dead peer; the EV of a trim is told by the NACK (MrcEvTable::OnTrim), as
+  /// an ECN echo is by its SACK, whether or not the packet was still outstanding.
+  /// \return whether `seq` was outstanding (and is now declared lost)
+  bool DeclareLost(uint64_t seq, MrcLossCause cause);
   /// \brief Packet `seq` leaves the TX ring (acknowledged): forgets what was kept of it.
   void Forget(uint64_t seq)
   {
@@ -157,13 +181,12 @@ private:
     std::unordered_map<uint64_t, Time> farSends;
   };
 
-  /// \brief Packet `seq` is lost: resend it. `laterDelivered`: a packet sent after it was
-  /// acknowledged (RACK), not only a timer's guess (tail-loss probe, RTO).
-  void DeclareLost(uint64_t seq, bool laterDelivered);
-  /// \brief Declares lost, to be resent at once, every packet in flight whose send `onPath` names.
+  /// \brief Declares lost (PathDown), to be resent at once, every packet in flight whose send
+  /// `onPath` names.
   template <typename Pred>
   void ResendInFlight(Pred onPath);
-  Losses& LossesOf()
+  /// \brief The loss state, made at the first loss (most QPs of a large run lose nothing).
+  Losses& MakeLosses()
   {
     if (!m_losses)
     {
@@ -171,10 +194,9 @@ private:
     }
     return *m_losses;
   }
-  /// \brief Packet `seq`'s Again (made if it has none).
-  Again& AgainOf(uint64_t seq) { return LossesOf().again[seq]; }
   /// \brief Packet `seq`'s Again, which it has: it was declared lost and is not acknowledged.
-  Again& DeclaredLost(uint64_t seq) { return m_losses->again.at(seq); }
+  Again& LostState(uint64_t seq) { return m_losses->again.at(seq); }
+  const Again& LostState(uint64_t seq) const { return m_losses->again.at(seq); }
   /// \brief The largest send time after the base that fits, plus one: the mark of a far send.
   static uint32_t FarSend() { return s_sendTimeBits >= 32 ? UINT32_MAX : (1u << s_sendTimeBits) - 1; }
   /// \brief Moves m_sentBase up to half the span before `now`: the sends before it go to

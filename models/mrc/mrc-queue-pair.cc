@@ -78,7 +78,8 @@ MrcQueuePair::GetTypeId()
                     MakeTimeAccessor(&MrcQueuePair::m_rtoBase),
                     MakeTimeChecker(MicroSeconds(1)))
       .AddAttribute("RetryLimit",
-                    "Times one PSN may be resent before the QP fails.",
+                    "Times one PSN may be declared lost by RACK, the tail-loss probe or the timeout before the QP "
+                    "fails (trims and failed ports or paths do not count: MrcLossDetector::DeclareLost).",
                     UintegerValue(16),
                     MakeUintegerAccessor(&MrcQueuePair::m_retryLimit),
                     MakeUintegerChecker<uint32_t>(1, 255))
@@ -237,9 +238,7 @@ MrcQueuePair::SetUp()
     }
     m_health->Register(this);
   }
-  Ptr<MrcCongestionControl> cc = m_sender.GetCongestionControl();
-  cc->SetAttribute("Mtu", UintegerValue(m_nic->Mtu()));
-  cc->Init(baseRtt, line);
+  m_sender.GetCongestionControl()->Init(MrcCcPath{ baseRtt, line, m_nic->Mtu() });
   NS_LOG_DEBUG("QP " << m_qpn << ": base RTT " << baseRtt << ", line rate " << line);
 }
 
@@ -277,7 +276,7 @@ MrcQueuePair::NextPacket(uint16_t port, Time* retryAt)
   {
     return nullptr;
   }
-  return m_sender.NextPacket(port);
+  return m_sender.NextPacket(port, retryAt);
 }
 
 void

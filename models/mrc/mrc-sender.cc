@@ -125,7 +125,7 @@ MrcSender::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, int plane,
 }
 
 FramePtr
-MrcSender::NextPacket(uint16_t port)
+MrcSender::NextPacket(uint16_t port, Time* retryAt)
 {
   RdmaNic& nic = m_qp.Nic();
   MrcLossDetector& loss = m_qp.LossDetector();
@@ -146,6 +146,17 @@ MrcSender::NextPacket(uint16_t port)
   }
   else
   {
+    return nullptr; // an acknowledgement (or the timer) wakes the ports when this changes
+  }
+  const Time now = Simulator::Now();
+  // A pacing controller's "not before": the NIC's visit of this port comes back then (its one
+  // pending visit, no event more). An unpaced controller costs one flag here.
+  if (m_cc->Paces() && now < m_cc->NotBefore())
+  {
+    if (retryAt)
+    {
+      *retryAt = m_cc->NotBefore();
+    }
     return nullptr;
   }
   int id = evs.Select(port);
@@ -171,7 +182,7 @@ MrcSender::NextPacket(uint16_t port)
     m_tx.emplace_back();
     ++m_sndNxt;
   }
-  loss.SetSentAt(seq, Simulator::Now()); // a store only: the new slot is usually out of the caches
+  loss.SetSentAt(seq, now); // a store only: the new slot is usually out of the caches
   MrcTxState& t = Tx(seq);
   t.ev = ev.id;
   t.lost = false;
@@ -183,7 +194,11 @@ MrcSender::NextPacket(uint16_t port)
   NS_ABORT_MSG_IF(bytes != p->Size(), "MrcQueuePair: PacketBytes " << bytes << " for a packet of " << p->Size());
   AddInflight(port, bytes, true);
   ++m_packetsSent;
-  loss.OnProgress(Simulator::Now());
+  if (m_cc->Paces())
+  {
+    m_cc->OnSent(bytes, now);
+  }
+  loss.OnProgress(now);
   m_qp.TraceDataSent(static_cast<uint32_t>(seq & kPsnMask), ev.id, plane, resend);
   loss.ArmIfIdle();
   return p;
@@ -294,15 +309,12 @@ MrcSender::HandleNack(const RdmaRxInfo& info)
   ReadInner(info.frame, nack);
   ++m_nacksReceived;
   const uint64_t seq = MrcUnwrapPsn(nack.GetPsn(), m_base);
-  m_qp.EvTable().OnTrim(nack.GetEchoedEv());
-  if (Tracked(seq) && !Tx(seq).acked && !Tx(seq).lost)
+  m_qp.EvTable().OnTrim(nack.GetEchoedEv()); // feedback on the path, as a SACK's ECN echo
+  // Resent as soon as the window allows: no timeout. A NACK of a packet acknowledged or already
+  // declared lost changes nothing more.
+  if (m_qp.LossDetector().DeclareLost(seq, MrcLossCause::Trim))
   {
     NS_LOG_LOGIC("QP " << m_qp.GetQpn() << ": PSN " << nack.GetPsn() << " trimmed on EV " << nack.GetEchoedEv());
-    MrcTxState& t = Tx(seq);
-    t.lost = true;
-    m_qp.LossDetector().MarkTrimmed(seq); // resent as soon as the window allows: no timeout
-    AddInflight(TxPort(t), PacketBytes(seq), false);
-    m_cc->OnTrim();
     m_qp.WakeAllPorts();
   }
 }

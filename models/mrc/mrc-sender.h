@@ -42,7 +42,7 @@ struct MrcTxState
   uint16_t sentAfterBase[2] = { 0, 0 };
   uint16_t ev : 14; ///< a QP has at most 16384 EVs (MrcEvTable::SetUp)
   uint16_t acked : 1;
-  uint16_t lost : 1; ///< declared lost, waiting in the loss detector's resend set
+  uint16_t lost : 1; ///< declared lost (MrcLossDetector::DeclareLost), waiting in its resend set
 };
 
 static_assert(sizeof(MrcTxState) == 6, "MRC send state: keep it small");
@@ -66,8 +66,9 @@ public:
 
   /// \brief Queues an RDMA Write of `bytes` (after the QP's set-up); returns its message id.
   uint64_t PostWrite(uint64_t bytes);
-  /// \brief The next data packet for NIC port `port` (a resend first), or null.
-  FramePtr NextPacket(uint16_t port);
+  /// \brief The next data packet for NIC port `port` (a resend first), or null; when a pacing
+  /// congestion control holds it back, `*retryAt` (if not null) is when it may go.
+  FramePtr NextPacket(uint16_t port, Time* retryAt);
   void HandleSack(const RdmaRxInfo& info);
   void HandleNack(const RdmaRxInfo& info);
 
@@ -81,7 +82,7 @@ public:
   bool Tracked(uint64_t seq) const { return seq >= m_base && seq < m_sndNxt; }
   MrcTxState& Tx(uint64_t seq) { return m_tx[static_cast<uint32_t>(seq - m_base)]; }
   const MrcTxState& Tx(uint64_t seq) const { return m_tx[static_cast<uint32_t>(seq - m_base)]; }
-  /// \brief Takes packet `seq` (declared lost) out of the bytes in flight.
+  /// \brief Takes packet `seq` out of the bytes in flight (MrcLossDetector::DeclareLost only).
   void TakeOutOfFlight(uint64_t seq);
   MrcCongestionControl& CongestionControl() const { return *m_cc; }
   Ptr<MrcCongestionControl> GetCongestionControl() const { return m_cc; }

@@ -1,9 +1,9 @@
 #include "models/mrc/nscc-congestion-control.h"
 
+#include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
-#include "ns3/uinteger.h"
 
 #include <algorithm>
 
@@ -57,11 +57,6 @@ NsccCongestionControl::GetTypeId()
                     DoubleValue(8.0),
                     MakeDoubleAccessor(&NsccCongestionControl::m_proportionalGain),
                     MakeDoubleChecker<double>(0))
-      .AddAttribute("Mtu",
-                    "Packet size the window is counted in.",
-                    UintegerValue(4096),
-                    MakeUintegerAccessor(&NsccCongestionControl::m_mtu),
-                    MakeUintegerChecker<uint32_t>(256))
       .AddTraceSource("Window",
                       "Congestion window, bytes.",
                       MakeTraceSourceAccessor(&NsccCongestionControl::m_window),
@@ -72,12 +67,14 @@ NsccCongestionControl::GetTypeId()
 NsccCongestionControl::NsccCongestionControl() = default;
 
 void
-NsccCongestionControl::Init(Time baseRtt, DataRate lineRate)
+NsccCongestionControl::Init(const MrcCcPath& path)
 {
-  m_baseRtt = baseRtt;
-  m_bdp = static_cast<uint64_t>(baseRtt.GetSeconds() * lineRate.GetBitRate() / 8);
+  NS_ABORT_MSG_IF(path.mtu == 0, "NsccCongestionControl: an MTU of 0 bytes");
+  m_mtu = path.mtu;
+  m_baseRtt = path.baseRtt;
+  m_bdp = static_cast<uint64_t>(path.baseRtt.GetSeconds() * path.lineRate.GetBitRate() / 8);
   Set(m_initialWindowBdp * m_bdp);
-  NS_LOG_DEBUG("base RTT " << baseRtt << ", BDP " << m_bdp << " bytes, window " << m_window.Get());
+  NS_LOG_DEBUG("base RTT " << m_baseRtt << ", BDP " << m_bdp << " bytes, window " << m_window.Get());
 }
 
 void

@@ -27,7 +27,7 @@ public:
   static TypeId GetTypeId();
   NsccCongestionControl();
 
-  void Init(Time baseRtt, DataRate lineRate) override;
+  void Init(const MrcCcPath& path) override;
   uint64_t GetWindow() const override { return m_window; }
   void OnAck(uint64_t bytes, Time rtt, bool ecn) override;
   void OnTrim() override;
@@ -46,7 +46,7 @@ private:
   double m_trimDecrease;
   double m_fairIncreaseMtu;
   double m_proportionalGain;
-  uint32_t m_mtu;
+  uint32_t m_mtu = 4096; ///< the QP's MTU (Init)
 
   Time m_baseRtt;
   uint64_t m_bdp = 0;

@@ -50,7 +50,9 @@ public:
   void AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn);
   Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
 
-  /// \brief A QP has (new) data for `port`: wake that port's scheduler if it is idle.
+  /// \brief A QP has (new) data for `port`: a command, not a query. It brings the port up to
+  /// date (FabricPort::CatchUp: frames due by now start, as at any observer's look) and
+  /// schedules the port's visit for when its wire is free, unless a visit is due earlier.
   void NotifyReady(uint16_t port);
   /// \brief `qp`, which had nothing to send, was given work: it joins the tail of every port's
   /// round robin, as a doorbell puts a QP at the back of a NIC's send schedule. QPs given work

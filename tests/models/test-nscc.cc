@@ -27,7 +27,7 @@ Base()
 }
 
 constexpr uint64_t kLine = 100000000000ULL; // 100 Gb/s
-constexpr uint64_t kMtu = 4096;             // the default Mtu attribute
+constexpr uint32_t kMtu = 4096;             // the MTU the QP gives Init
 
 /// A controller started at half a BDP, so that increases are not clipped by MaxWindow.
 Ptr<NsccCongestionControl>
@@ -35,7 +35,7 @@ HalfBdp()
 {
   auto cc = CreateObject<NsccCongestionControl>();
   cc->SetAttribute("InitialWindow", DoubleValue(0.5));
-  cc->Init(Base(), DataRate(kLine));
+  cc->Init(MrcCcPath{ Base(), DataRate(kLine), kMtu });
   return cc;
 }
 
