@@ -22,7 +22,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=/usr/bin/p
 # Not the Python module (nor the tests that need it): /usr/bin/python3 would have to preload
 # libasan to import it.
 start=$(date +%s)
-cmake --build "$build" -j "$jobs" --target test-models test-topology test-scenario mrcsim
+cmake --build "$build" -j "$jobs" --target test-models test-topology test-scenario test-extending mrcsim
 echo "sanitize: build $(($(date +%s) - start)) s" >&2
 
 # Every report is fatal (the build adds -fno-sanitize-recover=all for UBSan) and goes to a file
@@ -74,6 +74,7 @@ fi
 step "test-scenario [fidelity]" unit test-scenario "[fidelity]"
 step "test-scenario ~[fidelity]" unit test-scenario "~[fidelity]~limits: the wall-time limit is the scenario*"
 step "test-models" unit test-models
+step "test-extending" unit test-extending
 # Exit codes and messages on good and bad input (parsers, error paths).
 step "cli tests" /usr/bin/python3 tests/cli/test_cli.py "$mrcsim" "$here"
 # Small scenarios, both transports each (seconds each; quickstart ~20 s): a link failure during
