@@ -71,7 +71,8 @@ def get(d, path):
 # Each benchmark: its command (after the binary; {out} is a fresh directory), where its figures
 # come from ("json": the command's JSON output; "summary": OUT/summary.json, its paths under
 # "summary."; "time": the process's wall and CPU time and peak RSS), the figures kept (name ->
-# JSON path, and how a table shows it), whether it is long (recorded by --long only), and a
+# JSON path, and how a table shows it), figures derived from those (derive: key -> function of the
+# data), whether it is long (recorded by --long only), and a
 # launcher with its environment (mpirun).
 MIB = 1 << 20
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
@@ -95,6 +96,26 @@ def moe_step_figures():
     f["experts_ideal_us"] = ("summary.runs.mrc.collectives.experts.ideal_us", "{:.1f} us")
     f["rings_ideal_us"] = ("summary.runs.mrc.collectives.data-parallel.ideal_us", "{:.1f} us")
     return f
+
+
+def connection_figures(label):
+    """A connection-cost run's figures: its transport's time (set-up, almost all of it), the
+    connections made (one per message) and the time and peak memory per connection."""
+    return {
+        "transport_s": ("summary.wall_clock.%s.seconds" % label, "{:.1f} s"),
+        "connections": ("summary.runs.%s.messages.count" % label, "{:.0f}"),
+        "us_per_connection": ("per_connection.us", "{:.0f} us"),
+        "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
+        "peak_kib_per_connection": ("per_connection.peak_bytes", "{:.1f} KiB", 1024),
+    }
+
+
+def per_connection(data, label):
+    """Per connection: the transport's time, and the whole process's peak memory (the fabric's
+    share included, so an upper bound)."""
+    count = float(get(data, "summary.runs.%s.messages.count" % label))
+    seconds = float(get(data, "summary.wall_clock.%s.seconds" % label))
+    return {"us": seconds * 1e6 / count, "peak_bytes": data["peak_rss_bytes"] / count}
 
 
 BENCHMARKS = {
@@ -182,6 +203,19 @@ BENCHMARKS = {
         "args": ["run", "scenarios/bench/perm-8192.json", "--quiet", "--partitions", "1", "--out", "{out}"],
         "source": "summary",
         "figures": RUNNER_FIGURES,
+    },
+    "connections-mrc": {
+        "args": ["run", "scenarios/bench/connections.json", "--quiet", "--partitions", "1", "--out", "{out}"],
+        "source": "summary",
+        "derive": {"per_connection": lambda data: per_connection(data, "mrc")},
+        "figures": connection_figures("mrc"),
+    },
+    "connections-rocev2": {
+        "args": ["run", "scenarios/bench/connections.json", "--quiet", "--partitions", "1", "--set",
+                 'transport=[{"type": "rocev2"}]', "--out", "{out}"],
+        "source": "summary",
+        "derive": {"per_connection": lambda data: per_connection(data, "rocev2")},
+        "figures": connection_figures("rocev2"),
     },
     "runner-perm-8192-mpi": {
         "launcher": ["mpirun", "-np", "2"],
@@ -306,6 +340,8 @@ def run_once(mrcsim, name):
                 summary = json.load(f)
             data = {"wall": wall, "cpu": cpu, "summary": summary,
                     "peak_rss_bytes": max(w["peak_rss_bytes"] for w in summary["wall_clock"])}
+        for key, derive in b.get("derive", {}).items():
+            data[key] = derive(data)
         figures = {}
         for k, spec in b["figures"].items():
             try:
