@@ -98,12 +98,19 @@ def moe_step_figures():
     return f
 
 
+def connection_paths(label):
+    """Where a connection-cost run's summary holds its transport's time and its connections (one
+    per message)."""
+    return "summary.wall_clock.%s.seconds" % label, "summary.runs.%s.messages.count" % label
+
+
 def connection_figures(label):
     """A connection-cost run's figures: its transport's time (set-up, almost all of it), the
-    connections made (one per message) and the time and peak memory per connection."""
+    connections made and the time and peak memory per connection."""
+    seconds, count = connection_paths(label)
     return {
-        "transport_s": ("summary.wall_clock.%s.seconds" % label, "{:.1f} s"),
-        "connections": ("summary.runs.%s.messages.count" % label, "{:.0f}"),
+        "transport_s": (seconds, "{:.1f} s"),
+        "connections": (count, "{:.0f}"),
         "us_per_connection": ("per_connection.us", "{:.0f} us"),
         "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
         "peak_kib_per_connection": ("per_connection.peak_bytes", "{:.1f} KiB", 1024),
@@ -113,8 +120,7 @@ def connection_figures(label):
 def per_connection(data, label):
     """Per connection: the transport's time, and the whole process's peak memory (the fabric's
     share included, so an upper bound)."""
-    count = float(get(data, "summary.runs.%s.messages.count" % label))
-    seconds = float(get(data, "summary.wall_clock.%s.seconds" % label))
+    seconds, count = (float(get(data, path)) for path in connection_paths(label))
     return {"us": seconds * 1e6 / count, "peak_bytes": data["peak_rss_bytes"] / count}
 
 
