@@ -57,6 +57,12 @@ NsccCongestionControl::GetTypeId()
                     DoubleValue(8.0),
                     MakeDoubleAccessor(&NsccCongestionControl::m_proportionalGain),
                     MakeDoubleChecker<double>(0))
+      .AddAttribute("QuickAdaptDelay",
+                    "Quick adapt also when an ACK's queueing delay exceeds this many target delays "
+                    "(uet-htsim: 4; 0: only on trims and losses).",
+                    DoubleValue(4.0),
+                    MakeDoubleAccessor(&NsccCongestionControl::m_quickAdaptDelay),
+                    MakeDoubleChecker<double>(0))
       .AddTraceSource("Window",
                       "Congestion window, bytes.",
                       MakeTraceSourceAccessor(&NsccCongestionControl::m_window),
@@ -107,6 +113,15 @@ NsccCongestionControl::OnAck(uint64_t bytes, Time rtt, bool ecn)
   // an empty queue, not a negative one. Compared as Times first: GetSeconds of a negative Time
   // left-shifts a negative value in ns-3's int64x64 (undefined behaviour).
   const double delay = rtt > m_baseRtt ? (rtt - m_baseRtt).GetSeconds() : 0.0;
+  // Quick adapt on a queueing delay far beyond the target, for a flow that achieves little of its
+  // maximum window (uet-htsim: delay above 4 targets, achieved below an eighth of the maximum
+  // window): at a last hop, where no ECN marks, the cut that brings an incast's senders to their
+  // achieved rates and so towards equal shares.
+  if (m_quickAdaptDelay > 0 && delay > m_quickAdaptDelay * target &&
+      double(std::max(m_ackedLastWindow, m_ackedInWindow)) < m_maxWindowBdp * m_bdp / 8 && QuickAdapt())
+  {
+    return;
+  }
   const double w = double(m_window.Get());
   const double perRtt = double(bytes) / std::max(w, 1.0); // fraction of a window acknowledged
   if (ecn && delay > target)
@@ -155,7 +170,7 @@ NsccCongestionControl::OnLoss()
   QuickAdapt();
 }
 
-void
+bool
 NsccCongestionControl::QuickAdapt()
 {
   // The path delivers about what was acknowledged in the last base RTT: start from there, at
@@ -165,7 +180,7 @@ NsccCongestionControl::QuickAdapt()
   const Time now = Simulator::Now();
   if (!m_measured || (m_adaptedOnce && now - m_lastQuickAdapt < m_baseRtt))
   {
-    return;
+    return false;
   }
   const uint64_t achieved = std::max(m_ackedLastWindow, m_ackedInWindow);
   if (achieved > 0 && achieved < m_window.Get())
@@ -174,7 +189,9 @@ NsccCongestionControl::QuickAdapt()
     NS_LOG_LOGIC("quick adapt: window " << m_window.Get());
     m_lastQuickAdapt = now;
     m_adaptedOnce = true;
+    return true;
   }
+  return false;
 }
 
 } // namespace ns3

@@ -6,7 +6,10 @@
 // multiplicative decrease scaled by how far the delay exceeds the target, at most once per base
 // RTT. A trim takes the trimmed packet out of the window; trims and losses trigger quick adapt
 // (at most once per base RTT, and only once a whole base RTT of ACKs was counted): the window falls
-// to what was acknowledged in the last base RTT.
+// to what was acknowledged in the last base RTT. So does a queueing delay above QuickAdaptDelay
+// (4) targets when the last base RTT acknowledged less than an eighth of the maximum window
+// (uet-htsim's delay trigger and gate): at a last hop, which marks no ECN for MRC, it is the only
+// cut an incast's senders get besides trims, and what brings their windows to their shares.
 // TrimDecrease adds a multiplicative cut on trims (off by default, as in uet-htsim). Defaults after UEC 1.0 and
 // ultraethernet/uet-htsim: target delay 0.75 base RTT, initial and maximum window 1.5 BDP, decrease factor at most 0.5
 // per base RTT. Leaves out: NSCC's per-EV path-penalty coupling (see EvSelector) and its pacing.
@@ -36,7 +39,7 @@ public:
   uint64_t GetBdp() const { return m_bdp; }
 
 private:
-  void QuickAdapt();
+  bool QuickAdapt();
   void Set(double window);
 
   double m_targetFactor;
@@ -46,6 +49,7 @@ private:
   double m_trimDecrease;
   double m_fairIncreaseMtu;
   double m_proportionalGain;
+  double m_quickAdaptDelay;
   uint32_t m_mtu = 4096; ///< the QP's MTU (Init)
 
   Time m_baseRtt;

@@ -219,3 +219,53 @@ TEST_CASE("NSCC laws: quick adapt after a loss or trim sets the window to what t
   CHECK(cc->GetWindow() == 4 * kMtu);
   Simulator::Destroy();
 }
+
+TEST_CASE("NSCC laws: a queueing delay above QuickAdaptDelay targets quick-adapts a flow that achieves "
+          "less than an eighth of its maximum window, and only such a flow",
+          "[nscc]")
+{
+  // Five MTUs acknowledged in the first base RTT, at twice the target: fair increase only.
+  const auto firstRtt = [](Ptr<NsccCongestionControl> cc)
+  {
+    for (int k = 0; k < 5; ++k)
+    {
+      At(MicroSeconds(k), [&] { cc->OnAck(kMtu, Rtt(Target() * 2), false); });
+    }
+    At(Base(), [&] { cc->OnAck(kMtu, Rtt(Target() * 2), false); });
+  };
+  // Three targets of delay is below the threshold: the window grows (fair increase).
+  Ptr<NsccCongestionControl> cc = Nscc(1.0);
+  firstRtt(cc);
+  const uint64_t before = cc->GetWindow();
+  At(Base() + MicroSeconds(1), [&] { cc->OnAck(kMtu, Rtt(Target() * 3), false); });
+  CHECK(cc->GetWindow() > before);
+  // Beyond it, the window falls to what the last base RTT acknowledged (five MTUs, less than an
+  // eighth of 1.5 BDPs), once per base RTT: the next ACK at that delay grows it again.
+  At(Base() + MicroSeconds(2), [&] { cc->OnAck(kMtu, Rtt(Target() * 5), false); });
+  CHECK(cc->GetWindow() == 5 * kMtu);
+  At(Base() + MicroSeconds(3), [&] { cc->OnAck(kMtu, Rtt(Target() * 5), false); });
+  CHECK(cc->GetWindow() > 5 * kMtu);
+  Simulator::Destroy();
+
+  // QuickAdaptDelay 0 turns the trigger off.
+  Ptr<NsccCongestionControl> off = Nscc(1.0);
+  off->SetAttribute("QuickAdaptDelay", DoubleValue(0.0));
+  firstRtt(off);
+  const uint64_t offBefore = off->GetWindow();
+  At(Base() + MicroSeconds(2), [&] { off->OnAck(kMtu, Rtt(Target() * 5), false); });
+  CHECK(off->GetWindow() > offBefore);
+  Simulator::Destroy();
+
+  // A flow that achieved an eighth of its maximum window or more keeps its window.
+  Ptr<NsccCongestionControl> fast = Nscc(1.0);
+  const int eighth = int(1.5 * kBdp / 8 / kMtu) + 1;
+  for (int k = 0; k < eighth; ++k)
+  {
+    At(NanoSeconds(100 * k), [&] { fast->OnAck(kMtu, Rtt(Target() * 2), false); });
+  }
+  At(Base(), [&] { fast->OnAck(kMtu, Rtt(Target() * 2), false); });
+  const uint64_t fastBefore = fast->GetWindow();
+  At(Base() + MicroSeconds(2), [&] { fast->OnAck(kMtu, Rtt(Target() * 5), false); });
+  CHECK(fast->GetWindow() > fastBefore);
+  Simulator::Destroy();
+}
