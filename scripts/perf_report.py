@@ -3,19 +3,21 @@
 and compare.
 
   perf_report.py record [--runs N] [--only NAME ...] [--long] [--readme] [--mrcsim BIN]
-      runs each benchmark N times (default 3; 1 for the multiplane-131k step) and writes
+      runs each benchmark N times (default 3; 1 for the multiplane-131k step and failure-storm) and writes
       results/perf/NAME.json: every run's figures, their median, minimum and maximum, the
       command, the commit (and whether the tree had changes), the date and the machine (cores,
       memory, CPU model). It also runs each row of the README's results table once (its figures
       are simulated and do not vary) and writes results/runs/NAME.json: the command, commit,
       date, machine and, per transport, the figures of the run's summary.json. Without --long
       it records what takes at most a minute or so a run; --long records only the long runs (the
-      a2a-32k row, the multiplane-131k step, perm-8192 in two MPI ranks); --readme only the
+      a2a-32k row, the multiplane-131k step, failure-storm, perm-8192 in two MPI ranks); --readme only the
       README's rows; --only the runs named.
   perf_report.py render [--check] [--doc FILE ...]
       rewrites the marked blocks of docs/PERFORMANCE.md and README.md (the prose around them is
       not touched): <!-- perf NAME --> ... <!-- /perf --> from results/perf/NAME.json, and
-      <!-- runs --> ... <!-- /runs --> (the README's results table) from results/runs/. --check
+      <!-- runs --> ... <!-- /runs --> (the README's results table) from results/runs/, and
+      <!-- run NAME --> ... <!-- /run --> (one of its runs: time, events, memory) from
+      results/runs/NAME.json. --check
       writes nothing and fails if a block differs from what the records give (a figure typed by
       hand), names a record that is missing, or a record is not one this script knows.
   perf_report.py compare --a BIN_A --b BIN_B [--runs N] [--only NAME ...]
@@ -95,6 +97,18 @@ def moe_step_figures():
         f[t + "_rings_us"] = ("summary.runs.%s.collectives.data-parallel.time_us.mean" % t, "{:.1f} us")
     f["experts_ideal_us"] = ("summary.runs.mrc.collectives.experts.ideal_us", "{:.1f} us")
     f["rings_ideal_us"] = ("summary.runs.mrc.collectives.data-parallel.ideal_us", "{:.1f} us")
+    return f
+
+
+def failure_storm_figures():
+    """failure-storm's figures: the whole run, then per transport its time, how far it got in
+    simulated time, its events and whether it was stopped (by its wall-time limit) before the end."""
+    f = {"wall_s": ("wall", "{:.0f} s"), "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB)}
+    for t in ("mrc", "rocev2"):
+        f[t + "_s"] = ("summary.wall_clock.%s.seconds" % t, "{:.0f} s")
+        f[t + "_events_m"] = ("summary.runs.%s.events" % t, "{:.1f} M", 1e6)
+        f[t + "_stopped_at_us"] = ("summary.runs.%s.stopped_at_us" % t, "{:.0f} us")
+        f[t + "_partial"] = ("summary.runs.%s.partial" % t, lambda v: "yes" if v else "no")
     return f
 
 
@@ -241,6 +255,13 @@ BENCHMARKS = {
         "long": True,
         "runs": 1,
         "figures": moe_step_figures(),
+    },
+    "failure-storm": {
+        "args": ["run", "scenarios/failure-storm.json", "--quiet", "--out", "{out}"],
+        "source": "summary",
+        "long": True,
+        "runs": 1,
+        "figures": failure_storm_figures(),
     },
 }
 
@@ -481,6 +502,8 @@ def need(path, d, key, where):
 
 def shown(name, key, value):
     spec = BENCHMARKS[name]["figures"][key]
+    if callable(spec[1]):
+        return spec[1](value)
     return spec[1].format(value / (spec[2] if len(spec) > 2 else 1))
 
 
@@ -570,7 +593,38 @@ def render_table(run_records):
     return "\n".join(lines)
 
 
-BLOCK = re.compile(r"(<!-- (?P<kind>perf|runs)(?: (?P<name>[\w.-]+))? -->\n)(?P<body>.*?)(<!-- /(?P=kind) -->)", re.S)
+def render_run_block(name, run_records):
+    """One README run's record as PERFORMANCE.md shows it: per transport its time, events, events
+    per second and peak memory, and its collective's time against the ideal."""
+    if name not in RUNS:
+        raise RecordError("unknown run '%s' (known: %s)" % (name, ", ".join(RUNS)))
+    spec = RUNS[name]
+    path = os.path.join(run_records, name + ".json")
+    rec = load(path, spec, name)
+    missing = check_keys(path, rec, RUN_KEYS)
+    if missing:
+        raise RecordError("%s: no key '%s'" % (shown_path(path), missing[0]))
+    lines = ["| transport | wall time | events | events/s | peak RSS | %s mean (ideal) | completion |" % spec["workload"],
+             "|---|---|---|---|---|---|---|"]
+    for label, f in need(path, rec, "figures", "").items():
+        where = "figures.%s." % label
+        c = need(path, need(path, f, "collectives", where), spec["workload"], where + "collectives.")
+        wall, events = need(path, f, "wall_s", where), need(path, f, "events", where)
+        lines.append("| %s | %.0f s | %.1f M | %.0f k | %.0f MiB | %s (%s) | %s%s |" % (
+            label, wall, events / 1e6, events / wall / 1e3, need(path, f, "peak_rss_mib", where),
+            us(need(path, c, "mean_us", where + "collectives.%s." % spec["workload"])),
+            us(need(path, c, "ideal_us", where + "collectives.%s." % spec["workload"])),
+            us(need(path, f, "completion_us", where)), " (partial)" if f.get("partial") else ""))
+    m = rec["machine"]
+    lines.append("")
+    lines.append("Recorded %s at %s%s on %d cores, %s GiB (%s%s): `%s`, %.0f s in all." % (
+        rec["date"], rec["commit"][:10], " with local changes" if rec["changed"] else "", m["cores"], m["memory_gib"],
+        m["cpu"], "; load %.1f at the start" % m["load_1min"] if "load_1min" in m else "", rec["command"],
+        rec["wall_s"]))
+    return "\n".join(lines)
+
+
+BLOCK = re.compile(r"(<!-- (?P<kind>perf|runs|run)(?: (?P<name>[\w.-]+))? -->\n)(?P<body>.*?)(<!-- /(?P=kind) -->)", re.S)
 
 
 def check_record_files(records, run_records):
@@ -600,6 +654,10 @@ def render_doc(doc, args, problems):
                 if name:
                     raise RecordError("<!-- runs --> takes no name (found '%s')" % name)
                 body = render_table(args.run_records) + "\n"
+            elif kind == "run":
+                if not name:
+                    raise RecordError("<!-- run --> needs a README run's name")
+                body = render_run_block(name, args.run_records) + "\n"
             else:
                 if not name:
                     raise RecordError("<!-- perf --> needs a benchmark's name")
@@ -609,7 +667,8 @@ def render_doc(doc, args, problems):
             return m.group(0)
         if body != m.group("body"):
             problems.append("%s: the block differs from its records (%s)" % (
-                what, "results/perf/%s.json" % name if kind == "perf" else "results/runs/"))
+                what, "results/perf/%s.json" % name if kind == "perf" else
+                "results/runs/%s.json" % name if kind == "run" else "results/runs/"))
         return m.group(1) + body + m.group(5)
 
     new = BLOCK.sub(replace, text)
@@ -658,7 +717,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     r = sub.add_parser("record", help="run the benchmarks and the README's runs and write their records")
-    r.add_argument("--runs", type=int, help="runs of each benchmark (default 3; 1 for multiplane-131k)")
+    r.add_argument("--runs", type=int, help="runs of each benchmark (default 3; 1 for multiplane-131k and failure-storm)")
     r.add_argument("--only", action="append", choices=sorted({**BENCHMARKS, **RUNS}), help="only this run (repeat)")
     r.add_argument("--long", action="store_true", help="only the long runs (each takes minutes to an hour)")
     r.add_argument("--readme", action="store_true", help="only the README results table's runs")
