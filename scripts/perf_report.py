@@ -261,6 +261,7 @@ BENCHMARKS = {
         "source": "summary",
         "long": True,
         "runs": 1,
+        "partial_ok": True,
         "figures": failure_storm_figures(),
     },
 }
@@ -357,7 +358,10 @@ def run_once(mrcsim, name):
     out = tempfile.mkdtemp(prefix="perf-")
     try:
         args = [a.replace("{out}", out) for a in b["args"]]
-        stdout, wall, cpu, rss = execute([*b.get("launcher", []), mrcsim, *args], b.get("env"))
+        # 3: a run stopped before its work was done, written and marked partial (failure-storm's
+        # RoCEv2 at its wall-time limit); only benchmarks that show it take one.
+        stdout, wall, cpu, rss = execute([*b.get("launcher", []), mrcsim, *args], b.get("env"),
+                                         ok=(0, 3) if b.get("partial_ok") else (0,))
         if b["source"] == "json":
             data = json.loads(stdout)
         elif b["source"] == "time":
