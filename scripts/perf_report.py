@@ -179,6 +179,22 @@ BENCHMARKS = {
             "peak_rss_mib": ("peak_rss_bytes", "{:.1f} MiB", MIB),
         },
     },
+    # What perm-8192 simulates (deterministic: one run, whatever the machine's load).
+    "perm-8192-simulated": {
+        "args": ["bench", "perm-8192", "--json"],
+        "source": "json",
+        "runs": 1,
+        "figures": {
+            "packet_hops_m": ("packet_hops", "{:.2f} M", 1e6),
+            "data_packets": ("data_packets_sent", "{:.0f}"),
+            "completion_us": ("simulated_seconds", "{:.2f} us", 1e-6),
+            "trims": ("trims", "{:.0f}"),
+            "retransmissions": ("retransmissions", "{:.0f}"),
+            "timeouts": ("timeouts", "{:.0f}"),
+            "links_between_partitions": ("links_between_partitions", "{:.0f}"),
+            "windows": ("windows", "{:.0f}"),
+        },
+    },
     "perm-8192-1p": {
         "args": ["bench", "perm-8192", "--partitions", "1", "--json"],
         "source": "json",
