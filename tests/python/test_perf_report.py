@@ -169,6 +169,21 @@ def test_readme_table_record_render_check(tmp_path):
     (runs / "quickstart-no-failure.json").write_text(json.dumps(rec))
     assert perf(*check).returncode == 1
 
+    # A <!-- run NAME --> block shows one row's record per transport: time, events, events/s,
+    # memory, its collective against the ideal; an unknown row's name fails.
+    run_doc = tmp_path / "PERF.md"
+    run_doc.write_text("# Perf\n\n<!-- run a2a-32k -->\n<!-- /run -->\n")
+    assert perf("render", "--run-records", str(runs), "--doc", str(run_doc)).returncode == 0
+    block = run_doc.read_text()
+    f = long_rec["figures"]["mrc"]
+    assert "| mrc | %.0f s | %.1f M | %.0f k |" % (f["wall_s"], f["events"] / 1e6, f["events"] / f["wall_s"] / 1e3) in block
+    assert "%.1f us (%.1f us)" % (f["collectives"]["experts"]["mean_us"], f["collectives"]["experts"]["ideal_us"]) in block
+    assert "| rocev2 |" in block and "Recorded %s at %s" % (long_rec["date"], long_rec["commit"][:10]) in block
+    assert perf("render", "--check", "--run-records", str(runs), "--doc", str(run_doc)).returncode == 0
+    run_doc.write_text("<!-- run no-such-row -->\n<!-- /run -->\n")
+    r = perf("render", "--check", "--run-records", str(runs), "--doc", str(run_doc))
+    assert r.returncode == 1 and "unknown run 'no-such-row'" in r.stderr
+
 
 def test_readme_table_bad_records(tmp_path):
     runs = tmp_path / "runs"
