@@ -141,6 +141,14 @@ def collective_busbw_gbps(runs, run, transport, workload=None):
     return collective(runs, run, transport, workload).busbw_gbps
 
 
+@metric("Gb/s")
+def collective_ideal_busbw_gbps(runs, run, transport, workload=None):
+    """The bus bandwidth a collective would have in its ideal time (ideal_us): busbw_gbps x
+    time / ideal, over its instances' means (exact for one instance)."""
+    entry = collective(runs, run, transport, workload)
+    return entry.busbw_gbps * entry.time_us.stat("mean") / entry.ideal_us
+
+
 @metric("")
 def traffic(runs, run, transport, tier, what="messages"):
     """Messages or bytes (`what`) one tier carried (`tier`: fabric, through the NICs, or scale_up;
