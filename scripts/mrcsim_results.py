@@ -239,6 +239,7 @@ class Run(View):
     qp_errors = _optional("qp_errors", [])
     gpu_idle_us = _key("gpu_idle_us")
     link_loss = _optional("link_loss", [])
+    traffic = _optional("traffic", None)  # {"fabric"|"scale_up": {"messages", "bytes"}}; None in older summaries
 
     @property
     def collectives(self):

@@ -135,6 +135,32 @@ def collective_bus_fraction(runs, run, transport, workload=None):
     return collective(runs, run, transport, workload).busbw_gbps / line
 
 
+@metric("Gb/s")
+def collective_busbw_gbps(runs, run, transport, workload=None):
+    """A collective's mean bus bandwidth as nccl-tests defines it (summary: busbw_gbps)."""
+    return collective(runs, run, transport, workload).busbw_gbps
+
+
+@metric("Gb/s")
+def collective_ideal_busbw_gbps(runs, run, transport, workload=None):
+    """The bus bandwidth a collective would have in its ideal time (ideal_us): busbw_gbps x
+    time / ideal, over its instances' means (exact for one instance)."""
+    entry = collective(runs, run, transport, workload)
+    return entry.busbw_gbps * entry.time_us.stat("mean") / entry.ideal_us
+
+
+@metric("")
+def traffic(runs, run, transport, tier, what="messages"):
+    """Messages or bytes (`what`) one tier carried (`tier`: fabric, through the NICs, or scale_up;
+    summary: traffic); each leg of a relayed (PXN) message counts."""
+    counts = runs[run].transport(transport).traffic
+    if counts is None:
+        raise MetricError("the summary has no \"traffic\" (an older mrcsim)")
+    if tier not in counts or what not in ("messages", "bytes"):
+        raise MetricError(f"tier {tier!r} / {what!r}: allowed fabric or scale_up, messages or bytes")
+    return counts[tier][what]
+
+
 @metric("µs")
 def message_time_us(runs, run, transport, workload=None, stat="max"):
     """Messages' completion times, post to last byte at the receiver (messages.csv: time_us;

@@ -26,11 +26,13 @@ namespace mrcsim
 class CollectiveAlgorithm
 {
 public:
-  /// \brief One message of a step: to rank `dst`, `bytes` long.
+  /// \brief One message of a step: to rank `dst`, `bytes` long, relayed by rank `via` when it
+  /// is not -1 (MessageService::SendVia).
   struct Send
   {
     uint32_t dst = 0;
     uint64_t bytes = 0;
+    int32_t via = -1;
   };
 
   virtual ~CollectiveAlgorithm() = default;
@@ -144,6 +146,46 @@ struct RingPipeline
   uint32_t slots = 8;              ///< slices in flight per channel (NCCL_STEPS)
 };
 
+/// \brief Which rank follows which on each channel's ring, and which hops are relayed.
+struct RingLayout
+{
+  /// order[c][p]: the rank at position p of channel c's ring; empty: 0, 1, ..., n-1 on every
+  /// channel. Each must list every rank once; a layout of fewer channels than the ring's repeats.
+  std::vector<std::vector<uint32_t>> order;
+  /// via[c][p]: the rank that relays the hop from position p to p + 1 (-1: none); empty: none.
+  std::vector<std::vector<int32_t>> via;
+};
+
+/// \brief NCCL's rings over scale-up domains (ring_* workloads on a fabric with domains): the
+/// ranks of each domain stay together and the ring crosses domains from block to block. When
+/// every domain holds the same number k > 1 of the group's ranks and there are several domains,
+/// channel c enters every domain at its ranks' (c mod k)-th (by local rank), visits the others
+/// over the scale-up domain, and leaves through the NIC of that same entry GPU: the last GPU hands
+/// its data over the domain to it (PXN), so each inter-domain hop goes from local rank r of one
+/// domain to local rank r of the next, on one rail (NCCL_CROSS_NIC=0), and channel c uses NIC c
+/// mod k. Otherwise the ranks are ordered by domain, one order for all channels, no relay. No
+/// domains (`scaleUp` disabled): the flat layout.
+RingLayout DomainRingLayout(const std::vector<uint32_t>& gpus, const ScaleUpSpec& scaleUp, uint32_t channels);
+
+/// \brief Which of NCCL's ring collectives: all-reduce (2(n-1) steps: reduce-scatter, then
+/// all-gather), reduce-scatter or all-gather (n-1 steps each).
+enum class RingCollective
+{
+  AllReduce,
+  ReduceScatter,
+  AllGather
+};
+
+/// \brief A ring collective of `bytes` (NCCL's size: the per-GPU buffer of an all-reduce, the
+/// whole gathered or scattered buffer of the others) over `ranks`, laid out by `layout`, as
+/// MakeRingAllReduce does: each step sends one chunk of bytes / n per channel to the ring's next
+/// rank. Bus factor (nccl-tests): 2(n-1)/n for all-reduce, (n-1)/n for the others.
+std::unique_ptr<CollectiveAlgorithm> MakeRing(RingCollective kind,
+                                              uint32_t ranks,
+                                              uint64_t bytes,
+                                              const RingPipeline& pipeline,
+                                              RingLayout layout);
+
 /// \brief NCCL ring all-reduce of `bytes` per GPU over `ranks`: the buffer in `ranks` chunks
 /// differing by at most one byte (at least one byte each), 2(n-1) ring steps in which rank r
 /// sends one chunk to r+1 (n-1 reduce-scatter, then n-1 all-gather). Pipelined, each chunk is
@@ -163,6 +205,17 @@ std::unique_ptr<CollectiveAlgorithm> MakeHalvingDoublingAllReduce(uint32_t ranks
 /// that receivers are not all hit by the same sender first. Pairwise: n-1 steps, in step k rank r
 /// sends to r+k+1 and receives from r-k-1.
 std::unique_ptr<CollectiveAlgorithm> MakeAllToAll(uint32_t ranks, uint64_t bytes, bool pairwise);
+
+/// \brief The same all-to-all with NCCL's PXN over scale-up domains: a message to a GPU of
+/// another domain first moves to the GPU of the sender's domain with the destination's local rank
+/// (the destination's rail), which sends it from its own NIC; messages within a domain, and those
+/// whose sender is already on the destination's rail, go directly. `gpus` are the group's GPUs by
+/// rank; a relay outside the group is not used (the message goes directly).
+std::unique_ptr<CollectiveAlgorithm> MakeAllToAllPxn(uint32_t ranks,
+                                                     uint64_t bytes,
+                                                     bool pairwise,
+                                                     const std::vector<uint32_t>& gpus,
+                                                     const ScaleUpSpec& scaleUp);
 
 } // namespace mrcsim
 

@@ -97,6 +97,14 @@ private:
 
 } // namespace
 
+std::vector<double>
+MaxMinFairRates(const FairShareInput& input, const std::vector<uint32_t>& active)
+{
+  std::vector<double> rate;
+  Filling(input).Allocate(active, rate);
+  return rate;
+}
+
 std::optional<std::vector<double>>
 FairShareFinishTimes(const FairShareInput& in)
 {

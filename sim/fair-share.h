@@ -42,6 +42,12 @@ struct FairShareInput
 /// Deterministic: the same input gives bit-identical times.
 std::optional<std::vector<double>> FairShareFinishTimes(const FairShareInput& input);
 
+/// \brief The max-min fair rates (bits per second) of the flows `active` (indices into
+/// `input.flows`; their links are read, not their start or bits), in the order of `active`: one
+/// allocation by progressive filling, as FairShareFinishTimes makes between events. Every active
+/// flow must cross at least one link.
+std::vector<double> MaxMinFairRates(const FairShareInput& input, const std::vector<uint32_t>& active);
+
 } // namespace mrcsim
 
 #endif

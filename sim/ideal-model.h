@@ -5,7 +5,9 @@
 #define MRCSIM_SIM_IDEAL_MODEL_H
 
 #include "topologies/fabric-routing.h"
+#include "topologies/scale-up-spec.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -46,6 +48,21 @@ struct IdealModel
     uint8_t minSwitchesApart = 3;
   };
   std::shared_ptr<const Paths> paths; ///< null: every pair has baseLatencyS
+  /// Scale-up domains (none by default): a message between two GPUs of one domain leaves its
+  /// sender at the domain's rate (the lower of its GPU rate and, on a mesh, its pair rate) and
+  /// arrives the domain's latency later; it never touches a NIC.
+  ScaleUpSpec scaleUp;
+
+  bool SameDomain(uint32_t a, uint32_t b) const { return scaleUp.SameDomain(a, b); }
+  /// \brief `bytes` through one GPU's scale-up egress or ingress at its full rate.
+  double ScaleUpSerialisationS(uint64_t bytes) const { return double(bytes) * 8 / (scaleUp.gpuGbps * 1e9); }
+  double ScaleUpLatencyS() const { return scaleUp.latencyNs * 1e-9; }
+  /// \brief Idle-domain time of one message of `bytes` between two GPUs of one domain.
+  double ScaleUpMessageTime(uint64_t bytes) const
+  {
+    const double gbps = scaleUp.pairGbps > 0 ? std::min(scaleUp.gpuGbps, scaleUp.pairGbps) : scaleUp.gpuGbps;
+    return double(bytes) * 8 / (gbps * 1e9) + ScaleUpLatencyS();
+  }
 
   /// \brief Switches a packet from `src` to `dst` crosses on a shortest path (0: unknown).
   int Switches(uint32_t src, uint32_t dst) const;
@@ -57,6 +74,8 @@ struct IdealModel
   /// \brief Idle-fabric time for one message of `bytes` alone on its sender's and receiver's NIC.
   double MessageTime(uint32_t src, uint32_t dst, uint64_t bytes) const
   {
+    if (SameDomain(src, dst))
+      return ScaleUpMessageTime(bytes);
     return SerialisationS(bytes) + PairLatencyS(src, dst, LastPacketPayload(bytes));
   }
   /// \brief `bytes` of payload through one NIC at line rate.

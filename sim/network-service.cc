@@ -85,6 +85,24 @@ NetworkService::~NetworkService() = default;
 void
 NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done)
 {
+  if (m_scaleUp && m_scaleUp->SameDomain(src, dst))
+  {
+    // Never a NIC: no connection, no QP, not in the fair-share reference (its own crossbar's
+    // max-min sharing is the domain's model).
+    ++m_outstanding;
+    m_scaleUp->Transfer(src,
+                        dst,
+                        bytes,
+                        [this, done = std::move(done)]
+                        {
+                          --m_outstanding;
+                          done();
+                          Progressed();
+                        });
+    return;
+  }
+  ++m_fabricMessages;
+  m_fabricBytes += bytes;
   Connection& c = Get(src, dst);
   const Time post = ns3::GetOrCreateNic(m_net, src)->PostLatency();
   ++m_outstanding;

@@ -7,6 +7,7 @@
 #define MRCSIM_SIM_NETWORK_SERVICE_H
 
 #include "sim/fair-reference.h"
+#include "sim/scale-up-fabric.h"
 #include "sim/scenario-spec.h"
 #include "sim/workload.h"
 
@@ -66,6 +67,14 @@ public:
     if (m_onProgress)
       m_onProgress();
   }
+
+  /// \brief Carries every message between two GPUs of one scale-up domain on `scaleUp` (which
+  /// must outlive the service's messages) instead of through their NICs: no QP, no packet.
+  void SetScaleUp(ScaleUpFabric* scaleUp) { m_scaleUp = scaleUp; }
+  /// \brief Messages posted through the NICs (each leg of a relayed message counts) and their
+  /// bytes; those on the scale-up domains are ScaleUpFabric's.
+  uint64_t FabricMessages() const { return m_fabricMessages; }
+  uint64_t FabricBytes() const { return m_fabricBytes; }
 
   /// \brief Tells `fair` (which must outlive the service's messages) of every message posted
   /// from now on, with the QPs that carry its parts (sim/fair-reference.h).
@@ -138,6 +147,9 @@ private:
   std::function<void()> m_onProgress;
   std::vector<ConnectionObserver*> m_observers;
   FairReference* m_fair = nullptr;
+  ScaleUpFabric* m_scaleUp = nullptr;
+  uint64_t m_fabricMessages = 0;
+  uint64_t m_fabricBytes = 0;
   uint64_t m_outstanding = 0;
   uint64_t m_failedMessages = 0;
 };

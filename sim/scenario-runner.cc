@@ -312,11 +312,18 @@ RunTransport(const ScenarioSpec& spec,
   UintegerValue mtu;
   CreateObject<RdmaNic>()->GetAttribute("Mtu", mtu); // the NICs' payload per packet
   const uint32_t crossing = Partition(spec, net, options.partitions);
-  const IdealModel ideal = MakeIdealModel(net.Routing(), static_cast<uint32_t>(mtu.Get()));
+  IdealModel ideal = MakeIdealModel(net.Routing(), static_cast<uint32_t>(mtu.Get()));
+  ideal.scaleUp = spec.topology.scaleUp;
   // The transport's fabric policy, unless the scenario set the same attribute itself.
   const TransportType& type = TransportTypes().Get(transport.type);
   type.configureFabric(FabricPolicyContext{ net, userSet, ideal });
   NetworkService service(net, transport);
+  std::unique_ptr<ScaleUpFabric> scaleUp;
+  if (spec.topology.scaleUp.Enabled())
+  {
+    scaleUp = std::make_unique<ScaleUpFabric>(spec.topology.scaleUp, fabric->NumGpus());
+    service.SetScaleUp(scaleUp.get());
+  }
   FairReference fair(net, ideal);
   service.SetFairReference(&fair);
   PacketLatencyCollector packetLatency(net, options.partitions);
@@ -386,6 +393,11 @@ RunTransport(const ScenarioSpec& spec,
       service.Errors().size() > 10 ? std::vector<std::string>(service.Errors().begin(), service.Errors().begin() + 10)
                                    : service.Errors() },
     { "gpu_idle_us", tables.GpuIdle().GetSeconds() * 1e6 },
+    // Which tier carried the messages: each leg of a relayed (PXN) message counts on its own.
+    { "traffic",
+      { { "fabric", { { "messages", service.FabricMessages() }, { "bytes", service.FabricBytes() } } },
+        { "scale_up",
+          { { "messages", scaleUp ? scaleUp->Transfers() : 0 }, { "bytes", scaleUp ? scaleUp->Bytes() : 0 } } } } },
     { "failures", failures.Log() },
     { "link_loss", linkLossLog },
     { "ideal_model",
@@ -393,6 +405,13 @@ RunTransport(const ScenarioSpec& spec,
         { "wire_overhead", ideal.wireOverhead },
         { "base_latency_us", ideal.baseLatencyS * 1e6 } } },
   };
+  if (ideal.scaleUp.Enabled())
+  {
+    result.summary["ideal_model"]["scale_up"] = { { "gpus_per_domain", ideal.scaleUp.gpusPerDomain },
+                                                  { "gpu_bandwidth_gbps", ideal.scaleUp.gpuGbps },
+                                                  { "pair_bandwidth_gbps", ideal.scaleUp.pairGbps },
+                                                  { "latency_us", ideal.ScaleUpLatencyS() * 1e6 } };
+  }
   const double seconds = wall.Seconds();
   result.wall = { { "label", transport.label },
                   { "partitions", options.partitions },

@@ -537,6 +537,13 @@ detail::ParseScenarioOn(const nlohmann::json& document, const std::string& origi
   const Fabric& fabric = built ? *built : *own;
   s.transports = ParseTransports(r, fabric);
   s.workloads = ParseWorkloads(r, fabric);
+  for (size_t i = 0; i < s.workloads.size(); ++i)
+  {
+    if (s.workloads[i].pxn && !s.topology.scaleUp.Enabled())
+      throw SpecError(origin + ": at /workloads/" + std::to_string(i) +
+                      "/pxn: true on a fabric without scale-up domains; allowed on a topology with \"scale_up\" "
+                      "(e.g. the preset multiplane-64-hgx8)");
+  }
   if (r.Has("failures"))
   {
     const nlohmann::json& v = List(r, "failures", "failure objects", false);

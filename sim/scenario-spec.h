@@ -42,13 +42,16 @@ struct GpuSet
 /// (contiguously or strided), all groups at once.
 struct WorkloadSpec
 {
-  std::string type;                     ///< ring_allreduce, hd_allreduce, all_to_all, permutation, incast, random, flows
+  /// ring_allreduce, ring_allgather, ring_reducescatter, hd_allreduce, all_to_all, permutation,
+  /// incast, random, flows
+  std::string type;
   std::string name;                     ///< unique (default: "<type>-<index>")
   GpuSet gpus;                          ///< default: every GPU
   uint32_t groupSize = 0;               ///< 0: one group of all `gpus`
   std::string placement = "contiguous"; ///< "contiguous" or "strided"
   uint64_t bytes = 0;                   ///< collective: per-GPU buffer; all_to_all: per pair; others: per message
   std::string mode = "all_at_once";     ///< all_to_all: "all_at_once" or "pairwise"
+  bool pxn = false; ///< all_to_all on scale-up domains: relay through the destination's rail GPU
   double startUs = 0;
   uint32_t iterations = 1;
   double computeUs = 0; ///< GPU compute time between iterations

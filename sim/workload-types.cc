@@ -123,6 +123,7 @@ ParseAllToAll(JsonReader& r, WorkloadSpec& w, const Fabric&)
   ParseGroupSize(r, w);
   ParsePlacement(r, w);
   w.mode = r.Choice("mode", { "all_at_once", "pairwise" }, w.mode);
+  w.pxn = r.Bool("pxn", w.pxn);
   ParseIterations(r, w);
 }
 
@@ -328,13 +329,48 @@ MakeGrouped(const WorkloadSpec& spec,
                                               ideal);
 }
 
+/// A ring collective over each group: flat on a fabric without scale-up domains, else NCCL's
+/// rings over the domains (DomainRingLayout).
 std::unique_ptr<Workload>
-MakeRingAllReduceWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
+MakeRingWorkload(const WorkloadSpec& spec, const IdealModel& ideal, RingCollective kind)
 {
-  auto ring = [](const WorkloadSpec& s, uint32_t ranks, uint64_t, std::size_t) {
-    return MakeRingAllReduce(ranks, s.bytes, RingPipeline{ s.pipelined, s.channels, s.chunkBytes, s.slots });
-  };
-  return MakeGrouped(spec, CheckedGroups(spec, 1), ring, seed, true, ideal);
+  std::vector<std::vector<uint32_t>> groups = CheckedGroups(spec, 1);
+  const RingPipeline pipeline{ spec.pipelined, spec.channels, spec.chunkBytes, spec.slots };
+  std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms;
+  for (const std::vector<uint32_t>& group : groups)
+  {
+    algorithms.push_back(MakeRing(kind,
+                                  static_cast<uint32_t>(group.size()),
+                                  spec.bytes,
+                                  pipeline,
+                                  DomainRingLayout(group, ideal.scaleUp, spec.pipelined ? spec.channels : 1)));
+  }
+  return std::make_unique<CollectiveWorkload>(spec.name,
+                                              std::move(groups),
+                                              std::move(algorithms),
+                                              spec.iterations,
+                                              MicrosecondsToTime(spec.startUs),
+                                              MicrosecondsToTime(spec.computeUs),
+                                              true,
+                                              ideal);
+}
+
+std::unique_ptr<Workload>
+MakeRingAllReduceWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
+{
+  return MakeRingWorkload(spec, ideal, RingCollective::AllReduce);
+}
+
+std::unique_ptr<Workload>
+MakeRingAllGatherWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
+{
+  return MakeRingWorkload(spec, ideal, RingCollective::AllGather);
+}
+
+std::unique_ptr<Workload>
+MakeRingReduceScatterWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
+{
+  return MakeRingWorkload(spec, ideal, RingCollective::ReduceScatter);
 }
 
 std::unique_ptr<Workload>
@@ -360,6 +396,27 @@ MakeAllToAllWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& 
   if (spec.mode != "all_at_once" && spec.mode != "pairwise")
   {
     Fail(spec, "mode", "'" + spec.mode + "'; allowed: all_at_once, pairwise");
+  }
+  if (spec.pxn)
+  {
+    if (!ideal.scaleUp.Enabled())
+    {
+      Fail(spec, "pxn", "true on a fabric without scale-up domains; allowed: false");
+    }
+    std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms;
+    for (const std::vector<uint32_t>& group : groups)
+    {
+      algorithms.push_back(MakeAllToAllPxn(
+        static_cast<uint32_t>(group.size()), spec.bytes, spec.mode == "pairwise", group, ideal.scaleUp));
+    }
+    return std::make_unique<CollectiveWorkload>(spec.name,
+                                                std::move(groups),
+                                                std::move(algorithms),
+                                                spec.iterations,
+                                                MicrosecondsToTime(spec.startUs),
+                                                MicrosecondsToTime(spec.computeUs),
+                                                true,
+                                                ideal);
   }
   auto a2a = [](const WorkloadSpec& s, uint32_t ranks, uint64_t, std::size_t)
   { return MakeAllToAll(ranks, s.bytes, s.mode == "pairwise"); };
@@ -455,6 +512,7 @@ BuildRegistry()
   const std::vector<KeyRule> bytes{ { "bytes", kRequired } };
   const std::vector<KeyRule> groups{ { "group_size" }, { "placement" } };
   const std::vector<KeyRule> repeats{ { "iterations" }, { "compute_us" } };
+  const std::vector<KeyRule> ring{ { "pipelined" }, { "channels" }, { "chunk_bytes" }, { "slots" } };
   auto join = [](std::vector<std::vector<KeyRule>> parts)
   {
     std::vector<KeyRule> keys;
@@ -470,6 +528,7 @@ BuildRegistry()
       "group_size",
       "placement",
       "mode",
+      "pxn",
       "pipelined",
       "channels",
       "chunk_bytes",
@@ -484,18 +543,31 @@ BuildRegistry()
       "format" },
     {
       { { "ring_allreduce",
-          "ring allreduce over each group, with NCCL's pipelining (channels, chunks, slots)",
-          join({ bytes, groups, { { "pipelined" }, { "channels" }, { "chunk_bytes" }, { "slots" } }, repeats }) },
+          "ring allreduce over each group, with NCCL's pipelining (channels, chunks, slots); on scale-up "
+          "domains, NCCL's rings through them",
+          join({ bytes, groups, ring, repeats }) },
         &ParseRingAllReduce,
         &MakeRingAllReduceWorkload,
+        1 },
+      { { "ring_allgather",
+          "ring all-gather over each group (bytes: the gathered buffer), pipelined as ring_allreduce",
+          join({ bytes, groups, ring, repeats }) },
+        &ParseRingAllReduce,
+        &MakeRingAllGatherWorkload,
+        1 },
+      { { "ring_reducescatter",
+          "ring reduce-scatter over each group (bytes: the buffer scattered), pipelined as ring_allreduce",
+          join({ bytes, groups, ring, repeats }) },
+        &ParseRingAllReduce,
+        &MakeRingReduceScatterWorkload,
         1 },
       { { "hd_allreduce", "halving-doubling allreduce over each (power-of-two) group", join({ bytes, groups, repeats }) },
         &ParseHalvingDoubling,
         &MakeHalvingDoublingWorkload,
         1 },
       { { "all_to_all",
-          "all-to-all over each group, all at once or pairwise",
-          join({ bytes, groups, { { "mode" } }, repeats }) },
+          "all-to-all over each group, all at once or pairwise; on scale-up domains, directly or through PXN",
+          join({ bytes, groups, { { "mode" }, { "pxn" } }, repeats }) },
         &ParseAllToAll,
         &MakeAllToAllWorkload,
         1 },

@@ -30,6 +30,16 @@ public:
   /// \brief Posts `bytes` from GPU `src` to GPU `dst` now; `done` runs at the simulated time the
   /// receiver holds the whole message.
   virtual void Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done) = 0;
+  /// \brief Posts `bytes` from `src` to `dst` relayed by GPU `via`, as NCCL's PXN does (the data
+  /// first moves to `via` over the scale-up domain, which then sends it from its own NIC): `via`
+  /// sends once it holds the whole message; `done` runs when `dst` does.
+  virtual void SendVia(uint32_t src, uint32_t via, uint32_t dst, uint64_t bytes, std::function<void()> done)
+  {
+    Send(src,
+         via,
+         bytes,
+         [this, via, dst, bytes, done = std::move(done)]() mutable { Send(via, dst, bytes, std::move(done)); });
+  }
   /// \brief A workload's Done() may have turned true other than by a message completing (e.g.
   /// random traffic reaching the end of its duration).
   virtual void Progressed() {}

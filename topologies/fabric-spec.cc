@@ -24,6 +24,8 @@ constexpr int64_t kMaxPorts = 4096;    ///< T0 down or up ports
 constexpr int64_t kMaxRadix = 4096;
 constexpr double kMinRateGbps = kMinLinkRateBps / 1e9;
 constexpr double kMaxRateGbps = kMaxLinkRateBps / 1e9;
+/// The fastest scale-up rate per GPU accepted: 100 Tb/s, 14 times NVLink 5's 7.2 Tb/s each way.
+constexpr double kMaxScaleUpGbps = 1e5;
 
 PowerModel
 ParsePower(JsonReader r)
@@ -51,6 +53,36 @@ ParseDelays(JsonReader& r, LinkDelays d)
   d.gpuNs = static_cast<uint32_t>(r.Int("gpu_link_delay_ns", 0, kMaxLinkDelayNs, d.gpuNs));
   d.fabricNs = static_cast<uint32_t>(r.Int("fabric_link_delay_ns", 0, kMaxLinkDelayNs, d.fabricNs));
   return d;
+}
+
+/// "scale_up": a technology's figures (ScaleUpTechnologies), any of them overridden, or "custom"
+/// with its own rate.
+ScaleUpSpec
+ParseScaleUp(JsonReader r)
+{
+  r.Expect({ "technology", "gpus_per_domain", "gpu_bandwidth_gbps", "pair_bandwidth_gbps", "latency_ns" });
+  std::vector<std::string> names;
+  for (const ScaleUpTechnology& t : ScaleUpTechnologies())
+    names.push_back(t.name);
+  names.push_back("custom");
+  const std::string technology = r.Choice("technology", names);
+  const uint32_t gpus = static_cast<uint32_t>(r.Int("gpus_per_domain", 1, kMaxCount));
+  ScaleUpSpec s;
+  if (technology == "custom")
+  {
+    s.technology = technology;
+    s.gpusPerDomain = gpus;
+    s.gpuGbps = r.Number("gpu_bandwidth_gbps", kMinRateGbps, kMaxScaleUpGbps);
+  }
+  else
+  {
+    s = ScaleUpOf(technology, gpus);
+    s.gpuGbps = r.Number("gpu_bandwidth_gbps", kMinRateGbps, kMaxScaleUpGbps, s.gpuGbps);
+  }
+  s.pairGbps = r.Number("pair_bandwidth_gbps", 0, kMaxScaleUpGbps, s.pairGbps);
+  s.latencyNs = r.Number("latency_ns", 0, kMaxLinkDelayNs, s.latencyNs);
+  r.Finish();
+  return s;
 }
 
 } // namespace
@@ -81,12 +113,16 @@ ParseFabricSpec(JsonReader& r)
     { "graphml", { "file" } },
   };
   std::vector<std::string> allowed = keys.at(s.kind);
-  allowed.insert(allowed.end(), { "name", "power" });
+  allowed.insert(allowed.end(), { "name", "power", "scale_up" });
   r.Expect(allowed);
   s.name = r.String("name", s.kind);
   if (r.Has("power"))
   {
     s.power = ParsePower(r.Object("power"));
+  }
+  if (r.Has("scale_up"))
+  {
+    s.scaleUp = ParseScaleUp(r.Object("scale_up"));
   }
   if (s.kind == "multiplane")
   {
@@ -177,6 +213,15 @@ FabricSpecToJson(const FabricSpec& s)
   {
     j["file"] = s.graphmlFile;
   }
+  if (s.scaleUp.Enabled())
+  {
+    const ScaleUpSpec& u = s.scaleUp;
+    j["scale_up"] = { { "technology", u.technology },
+                      { "gpus_per_domain", u.gpusPerDomain },
+                      { "gpu_bandwidth_gbps", u.gpuGbps },
+                      { "pair_bandwidth_gbps", u.pairGbps },
+                      { "latency_ns", u.latencyNs } };
+  }
   return j;
 }
 
@@ -189,6 +234,26 @@ FatTreeMaxGpus(int tiers, uint32_t radix)
     n *= radix / 2;
   }
   return n;
+}
+
+void
+CheckScaleUp(const ScaleUpSpec& u, uint64_t gpus, const std::string& where)
+{
+  if (!u.Enabled())
+    return;
+  auto fail = [&](const std::string& key, const std::string& msg)
+  { throw SpecError(where + (where.empty() || where.back() == '/' ? "" : "/") + "scale_up/" + key + ": " + msg); };
+  if (gpus % u.gpusPerDomain != 0)
+    fail("gpus_per_domain",
+         std::to_string(gpus) + " GPUs are not a whole number of domains of " + std::to_string(u.gpusPerDomain) +
+           "; use a divisor of the GPU count");
+  if (!(u.gpuGbps >= kMinRateGbps && u.gpuGbps <= kMaxScaleUpGbps))
+    fail("gpu_bandwidth_gbps", "expected a number in [1, 100000], got " + std::to_string(u.gpuGbps));
+  if (!(u.pairGbps >= 0 && u.pairGbps <= kMaxScaleUpGbps))
+    fail("pair_bandwidth_gbps", "expected a number in [0, 100000] (0: switched), got " + std::to_string(u.pairGbps));
+  if (!(u.latencyNs >= 0 && u.latencyNs <= kMaxLinkDelayNs))
+    fail("latency_ns", "expected a number in [0, " + std::to_string(kMaxLinkDelayNs) + "], got " +
+                         std::to_string(u.latencyNs));
 }
 
 void
@@ -222,6 +287,12 @@ CheckFabricSpec(const FabricSpec& s, const std::string& where)
     if (n > kMaxLinks)
       fail(key, make + "; at most " + std::to_string(kMaxLinks) + " links in a fabric");
   };
+  if (s.kind == "multiplane")
+    CheckScaleUp(s.scaleUp, s.multiplane.gpus, where);
+  else if (s.kind == "fat_tree" || s.kind == "rail_optimized")
+    CheckScaleUp(s.scaleUp, s.fatTree.gpus, where);
+  else
+    CheckScaleUp(s.scaleUp, s.scaleUp.gpusPerDomain, where); // ranges only; the count once built
   if (s.kind == "multiplane")
   {
     const MultiplaneSpec& m = s.multiplane;
@@ -355,6 +426,7 @@ BuildFabric(const FabricSpec& s, const std::string& origin)
   {
     Fabric f = ReadFabricGraphml(s.graphmlFile);
     f.SetName(s.name);
+    CheckScaleUp(s.scaleUp, f.NumGpus(), origin);
     return f;
   }
   return BuildFatTree(s.fatTree, s.name);

@@ -6,6 +6,7 @@
 
 #include "topologies/fabric.h"
 #include "topologies/json-reader.h"
+#include "topologies/scale-up-spec.h"
 
 #include <cstdint>
 #include <string>
@@ -71,6 +72,7 @@ struct FabricSpec
   FatTreeSpec fatTree;
   std::string graphmlFile;
   PowerModel power;
+  ScaleUpSpec scaleUp; ///< "scale_up": GPUs grouped in scale-up domains (none by default)
 };
 
 /// \brief The kinds a spec may name.
@@ -88,6 +90,10 @@ nlohmann::json FabricSpecToJson(const FabricSpec& spec);
 /// switches per tier of a plane, kMaxLinks links). Throws SpecError naming the field and what
 /// is allowed.
 void CheckFabricSpec(const FabricSpec& spec, const std::string& origin);
+
+/// \brief Checks a spec's scale-up domains against a fabric of `gpus` GPUs (CheckFabricSpec does
+/// it where the spec gives the count; a GraphML fabric is checked once built). Throws SpecError.
+void CheckScaleUp(const ScaleUpSpec& scaleUp, uint64_t gpus, const std::string& where);
 
 /// \brief Builds the fabric a spec describes (after CheckFabricSpec).
 Fabric BuildFabric(const FabricSpec& spec, const std::string& origin = "<spec>");

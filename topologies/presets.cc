@@ -53,6 +53,14 @@ FatTree(const std::string& name, int tiers, uint32_t gpus, uint32_t gpusPerServe
   return s;
 }
 
+/// `s` with scale-up domains of `gpus` GPUs of `technology` (topologies/scale-up-spec.h).
+FabricSpec
+WithDomains(FabricSpec s, const std::string& technology, uint32_t gpus)
+{
+  s.scaleUp = ScaleUpOf(technology, gpus);
+  return s;
+}
+
 } // namespace
 
 const std::vector<Preset>&
@@ -95,6 +103,29 @@ Presets()
     { "rail-optimized-8k",
       "8,192 GPUs in servers of 8, rail-optimised 3-tier fat tree of 64 x 800G switches",
       FatTree("rail-optimized-8k", 3, 8192, 8) },
+    // Scale-up domains on the multiplane fabrics: each GPU keeps its 8 x 100G NIC (one port per
+    // plane); the GPUs of a server (HGX, MI300X) or rack (NVL72) also share a scale-up domain.
+    // The GPUs of a domain are consecutive, so a domain hangs from one T0 (or, for NVL72, two).
+    { "multiplane-64-hgx8",
+      "multiplane-64 as 8 HGX H100 servers of 8 GPUs on NVLink 4 (450 GB/s per GPU each way)",
+      WithDomains(Multiplane("multiplane-64-hgx8", 8, 100, 64, 16, 16, 8, 512), "nvlink4", 8) },
+    { "multiplane-1k-hgx8",
+      "multiplane-1k as 128 HGX H100 servers of 8 GPUs on NVLink 4",
+      WithDomains(Multiplane("multiplane-1k-hgx8", 8, 100, 1024, 32, 32, 16, 512), "nvlink4", 8) },
+    { "multiplane-8k-hgx8",
+      "multiplane-8k as 1,024 HGX H100 servers of 8 GPUs on NVLink 4",
+      WithDomains(Multiplane("multiplane-8k-hgx8", 8, 100, 8192, 256, 256, 16, 512), "nvlink4", 8) },
+    { "multiplane-576-nvl72",
+      "576 GPUs as 8 GB200 NVL72 racks on NVLink 5 (900 GB/s per GPU each way), 8 x 100G planes, 18 T0 "
+      "(32 down/32 up) + 16 T1 per plane",
+      WithDomains(Multiplane("multiplane-576-nvl72", 8, 100, 576, 32, 32, 16, 512), "nvlink5", 72) },
+    { "multiplane-9216-nvl72",
+      "9,216 GPUs as 128 GB200 NVL72 racks on NVLink 5, 8 x 100G planes, 36 T0 (256 down/256 up) + 32 T1 per "
+      "plane",
+      WithDomains(Multiplane("multiplane-9216-nvl72", 8, 100, 9216, 256, 256, 32, 512), "nvlink5", 72) },
+    { "multiplane-1k-mi300x",
+      "multiplane-1k as 128 MI300X servers of 8 GPUs on an xGMI mesh (64 GB/s per pair each way)",
+      WithDomains(Multiplane("multiplane-1k-mi300x", 8, 100, 1024, 32, 32, 16, 512), "xgmi", 8) },
   };
   return presets;
 }

@@ -108,7 +108,14 @@ BadCases()
       "at /transport/attributes/ns3::PortQueueConfig::EcnPmax: \"2\" is not a valid value here" },
     { b + "unknown-workload-type.json",
       {},
-      "at /workloads/0/type: \"allreduce\" is not allowed; expected one of \"ring_allreduce\", \"hd_allreduce\"" },
+      "at /workloads/0/type: \"allreduce\" is not allowed; expected one of \"ring_allreduce\", \"ring_allgather\"" },
+    { b + "scale-up-not-dividing.json",
+      {},
+      "at /topology/spec/scale_up/gpus_per_domain: 64 GPUs are not a whole number of domains of 72" },
+    { b + "scale-up-unknown-technology.json",
+      {},
+      "at /topology/spec/scale_up/technology: \"nvlink6\" is not allowed; expected one of \"nvlink4\"" },
+    { b + "pxn-without-domains.json", {}, "at /workloads/0/pxn: true on a fabric without scale-up domains" },
     { b + "no-workloads.json", {}, "at /workloads: expected at least one entry" },
     { b + "duplicate-workload-name.json", {}, "at /workloads/1/name: name \"a2a\" is already used by /workloads/0" },
     { b + "key-for-other-type.json",
@@ -481,7 +488,8 @@ TEST_CASE("scenario spec: workload keys follow the workload type", "[scenario]")
   CHECK_THROWS_WITH(With({ R"(workloads.0={"type": "random", "bytes": 1, "load": 1.5, "duration_us": 1})" }),
                     Catch::Contains("/workloads/0/load: expected a number in [1e-06, 1], got 1.5"));
   CHECK_THROWS_WITH(With({ R"(workloads.0={"type": "permutation", "bytes": 1, "group_size": 2})" }),
-                    Catch::Contains("key 'group_size' is only allowed for ring_allreduce, hd_allreduce, all_to_all"));
+                    Catch::Contains("key 'group_size' is only allowed for ring_allreduce, ring_allgather, "
+                                    "ring_reducescatter, hd_allreduce, all_to_all"));
   CHECK_THROWS_WITH(With({ R"(workloads.0={"type": "incast", "bytes": 1, "iterations": 2})" }),
                     Catch::Contains("key 'iterations' is only allowed for"));
   CHECK_THROWS_WITH(With({ R"(workloads.0={"type": "hd_allreduce", "bytes": 1, "gpus": [0, 1, 2]})" }),

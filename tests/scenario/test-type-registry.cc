@@ -164,7 +164,8 @@ TEST_CASE("registry: workload types agree with the schema", "[registry]")
 {
   CheckKind(WorkloadTypes(), "workload");
   CHECK(WorkloadTypes().Names() ==
-        std::vector<std::string>{ "ring_allreduce", "hd_allreduce", "all_to_all", "permutation", "incast", "random", "flows" });
+        std::vector<std::string>{ "ring_allreduce", "ring_allgather", "ring_reducescatter", "hd_allreduce", "all_to_all",
+                                  "permutation", "incast", "random", "flows" });
 }
 
 TEST_CASE("registry: failure types agree with the schema", "[registry]")
@@ -204,7 +205,8 @@ TEST_CASE("registry: every type has a reader and a constructor; lookups", "[regi
   CHECK(TransportTypes().Get("rocev2").Takes("qps_per_connection"));
   CHECK_FALSE(TransportTypes().Get("mrc").Takes("qps_per_connection"));
   CHECK(WorkloadTypes().TypesTaking("iterations") ==
-        std::vector<std::string>{ "ring_allreduce", "hd_allreduce", "all_to_all", "permutation" });
+        std::vector<std::string>{ "ring_allreduce", "ring_allgather", "ring_reducescatter", "hd_allreduce", "all_to_all",
+                                  "permutation" });
 }
 
 TEST_CASE("registry: a key of another type is refused naming the types that take it", "[registry]")
@@ -218,6 +220,7 @@ TEST_CASE("registry: a key of another type is refused naming the types that take
                     "t.json: at /workloads/0/mode: key 'mode' is only allowed for all_to_all, not for hd_allreduce");
   doc["workloads"][0].erase("mode");
   CHECK_THROWS_WITH(ParseScenario(doc, "t.json"),
-                    "t.json: at /workloads/0/pipelined: key 'pipelined' is only allowed for ring_allreduce, not for "
+                    "t.json: at /workloads/0/pipelined: key 'pipelined' is only allowed for ring_allreduce, ring_allgather, "
+                    "ring_reducescatter, not for "
                     "hd_allreduce");
 }
