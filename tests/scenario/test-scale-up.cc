@@ -409,7 +409,6 @@ TEST_CASE("scale-up: a training step keeps TP on NVLink, EP and DP on the NICs, 
   // 7 collectives, 6 compute gaps of 20 us: in the step's time and in its ideal.
   CHECK((r.end - r.start).GetSeconds() >= 6 * 20e-6);
   CHECK(r.idealS >= 6 * 20e-6);
-  CHECK((r.end - r.start).GetSeconds() >= r.idealS * (1 - 1e-9));
   // GPU idle time leaves the compute out: 64 GPUs x (step time - 120 us).
   CHECK(w->GpuIdle().GetSeconds() == Approx(64 * ((r.end - r.start).GetSeconds() - 120e-6)).epsilon(1e-9));
   // The sizes must multiply to the GPU count.
