@@ -28,6 +28,9 @@ using detail::kMaxIndex;
 using detail::kMaxTimeUs;
 
 constexpr int64_t kMaxIterations = 1000000;
+/// Layers of a training step: about 16 times DeepSeek-V3's 61 (DeepSeek-AI, "DeepSeek-V3 Technical
+/// Report", arXiv:2412.19437, 2024, Section 4.2); a bound on the schedule's size, not a model's.
+constexpr int64_t kMaxLayers = 1000;
 /// At least a millionth of the line rate: below it a GPU's arrivals are further apart than any
 /// duration a packet-level run reaches, and the workload would silently post nothing.
 constexpr double kMinLoad = 1e-6;
@@ -141,7 +144,7 @@ ParseTrainStep(JsonReader& r, WorkloadSpec& w, const Fabric&)
            "tp x ep x dp = " + std::to_string(product) + ", but the workload has " +
              std::to_string(w.gpus.gpus.size()) + " GPUs; the product must be the GPU count");
   }
-  w.layers = static_cast<uint32_t>(r.Int("layers", 1, 100000, 1));
+  w.layers = static_cast<uint32_t>(r.Int("layers", 1, kMaxLayers, 1));
   w.tpBytes = static_cast<uint64_t>(r.Int("tp_bytes", 0, kMaxExact, 0));
   w.a2aBytes = static_cast<uint64_t>(r.Int("a2a_bytes", 0, kMaxExact, 0));
   w.dpBytes = static_cast<uint64_t>(r.Int("dp_bytes", 0, kMaxExact, 0));
