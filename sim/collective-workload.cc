@@ -409,7 +409,8 @@ CollectiveWorkload::IdealOf(const Group& group) const
     const std::size_t slot = t % keep;
     for (uint32_t r = 0; r < n && t > 0; ++r)
     {
-      // Entering step t: the receives through step t - keep, and without a window, its sends.
+      // Entering step t: the receives through step t - keep, and without a window, its sends;
+      // then the compute before it, if any.
       if (t >= keep)
       {
         enter[r] = std::max(enter[r], received[std::size_t(r) * keep + slot]);
@@ -417,6 +418,11 @@ CollectiveWorkload::IdealOf(const Group& group) const
       if (sendsGate)
       {
         enter[r] = std::max(enter[r], sendsDone[r]);
+      }
+      const ns3::Time compute = algorithm.ComputeBefore(r, t);
+      if (compute.IsStrictlyPositive())
+      {
+        enter[r] += compute.GetSeconds();
       }
     }
     for (uint32_t r = 0; r < n; ++r)
@@ -576,6 +582,10 @@ CollectiveWorkload::Advance(uint32_t g, uint32_t r)
         }
       }
     }
+    if (rank.computing)
+    {
+      return;
+    }
     const bool last = rank.step + 1 == steps;
     // Leaving step t needs the receives of steps up to t - lag (all of them after the last step)
     // and at most `window` sends in flight (none after the last step).
@@ -591,6 +601,19 @@ CollectiveWorkload::Advance(uint32_t g, uint32_t r)
       {
         EndIteration(g);
       }
+      return;
+    }
+    const ns3::Time compute = algorithm.ComputeBefore(r, rank.step);
+    if (compute.IsStrictlyPositive())
+    {
+      rank.computing = true;
+      ns3::Simulator::Schedule(compute,
+                               [this, g, r]
+                               {
+                                 m_groups[g].ranks[r].computing = false;
+                                 EnterStep(g, r);
+                                 Advance(g, r);
+                               });
       return;
     }
     EnterStep(g, r);
@@ -624,7 +647,8 @@ CollectiveWorkload::EndIteration(uint32_t g)
   {
     // Compute happens only between iterations, so every rank of the group waits on the network
     // for the whole iteration, including the ranks that finished their own part early.
-    m_gpuIdle += ns3::TimeStep((record.end - record.start).GetTimeStep() * int64_t(group.gpus.size()));
+    const ns3::Time waited = record.end - record.start - group.algorithm->IterationCompute();
+    m_gpuIdle += ns3::TimeStep(waited.GetTimeStep() * int64_t(group.gpus.size()));
   }
   if (++group.iteration == m_iterations)
   {

@@ -59,6 +59,12 @@ public:
   virtual uint32_t ReceiveLag() const { return 0; }
   /// \brief Sends that may still be in flight when a rank leaves a step (0: all of its own).
   virtual uint32_t SendWindow() const { return 0; }
+  /// \brief Compute a rank does before entering `step` (> 0), once it may: a training step's
+  /// layers between its collectives. Default none.
+  virtual ns3::Time ComputeBefore(uint32_t rank, uint32_t step) const { return ns3::Time(0); }
+  /// \brief Compute inside one iteration, the same for every rank (ComputeBefore summed): left
+  /// out of GpuIdle.
+  virtual ns3::Time IterationCompute() const { return ns3::Time(0); }
 };
 
 /// \brief Groups running a CollectiveAlgorithm each, concurrently and independently. A group's
@@ -96,6 +102,7 @@ private:
     uint32_t recvStep = 0;     ///< the first step whose receives are not all in
     uint32_t received = 0;     ///< receives of `recvStep` so far
     std::vector<std::pair<uint32_t, uint32_t>> early; ///< (step, count) that arrived ahead
+    bool computing = false; ///< in ComputeBefore of `step`: entered once it is over
   };
   struct Group
   {

@@ -539,6 +539,12 @@ detail::ParseScenarioOn(const nlohmann::json& document, const std::string& origi
   s.workloads = ParseWorkloads(r, fabric);
   for (size_t i = 0; i < s.workloads.size(); ++i)
   {
+    const WorkloadSpec& w = s.workloads[i];
+    const ScaleUpSpec& up = s.topology.scaleUp;
+    if (w.type == "train_step" && up.Enabled() && up.gpusPerDomain % w.tp != 0)
+      throw SpecError(origin + ": at /workloads/" + std::to_string(i) + "/tp: " + std::to_string(w.tp) +
+                      " does not divide the scale-up domain's " + std::to_string(up.gpusPerDomain) +
+                      " GPUs; tensor parallelism stays inside a domain");
     if (s.workloads[i].pxn && !s.topology.scaleUp.Enabled())
       throw SpecError(origin + ": at /workloads/" + std::to_string(i) +
                       "/pxn: true on a fabric without scale-up domains; allowed on a topology with \"scale_up\" "

@@ -43,7 +43,7 @@ struct GpuSet
 struct WorkloadSpec
 {
   /// ring_allreduce, ring_allgather, ring_reducescatter, hd_allreduce, all_to_all, permutation,
-  /// incast, random, flows
+  /// incast, random, flows, train_step
   std::string type;
   std::string name;                     ///< unique (default: "<type>-<index>")
   GpuSet gpus;                          ///< default: every GPU
@@ -52,6 +52,14 @@ struct WorkloadSpec
   uint64_t bytes = 0;                   ///< collective: per-GPU buffer; all_to_all: per pair; others: per message
   std::string mode = "all_at_once";     ///< all_to_all: "all_at_once" or "pairwise"
   bool pxn = false; ///< all_to_all on scale-up domains: relay through the destination's rail GPU
+  // train_step (sim/train-step.h): parallel sizes, layers and the collectives' sizes
+  uint32_t tp = 1;
+  uint32_t ep = 1;
+  uint32_t dp = 1;
+  uint32_t layers = 1;
+  uint64_t tpBytes = 0;
+  uint64_t a2aBytes = 0;
+  uint64_t dpBytes = 0;
   double startUs = 0;
   uint32_t iterations = 1;
   double computeUs = 0; ///< GPU compute time between iterations

@@ -107,6 +107,16 @@ TopoCommand(const std::vector<std::string>& argv)
   PrintFigures(report.figures, std::cout);
   std::cout << "  " << std::left << std::setw(34) << "ECMP groups (distinct)"
             << j["routing"]["ecmp_groups"].get<size_t>() << "\n";
+  if (spec.scaleUp.Enabled())
+  {
+    // The scale-up tier is not in the graph (sim/scale-up-fabric.h): its figures from the spec.
+    const ScaleUpSpec& u = spec.scaleUp;
+    std::cout << "  " << std::setw(34) << "scale-up domains" << fabric.NumGpus() / u.gpusPerDomain << " x "
+              << u.gpusPerDomain << " GPUs, " << u.technology << ", " << u.gpuGbps << " Gb/s per GPU each way";
+    if (u.pairGbps > 0)
+      std::cout << " (" << u.pairGbps << " per pair)";
+    std::cout << ", " << u.latencyNs << " ns\n";
+  }
   uint64_t unreachable = 0;
   for (uint64_t u : j["routing"]["unreachable_pairs_per_plane"].get<std::vector<uint64_t>>())
     unreachable += u;

@@ -9,6 +9,7 @@
 #include "sim/pattern-workload.h"
 #include "sim/random-workload.h"
 #include "sim/scenario-spec-detail.h"
+#include "sim/train-step.h"
 
 #include "ns3/abort.h"
 
@@ -27,6 +28,9 @@ using detail::kMaxIndex;
 using detail::kMaxTimeUs;
 
 constexpr int64_t kMaxIterations = 1000000;
+/// Layers of a training step: about 16 times DeepSeek-V3's 61 (DeepSeek-AI, "DeepSeek-V3 Technical
+/// Report", arXiv:2412.19437, 2024, Section 4.2); a bound on the schedule's size, not a model's.
+constexpr int64_t kMaxLayers = 1000;
 /// At least a millionth of the line rate: below it a GPU's arrivals are further apart than any
 /// duration a packet-level run reaches, and the workload would silently post nothing.
 constexpr double kMinLoad = 1e-6;
@@ -124,6 +128,30 @@ ParseAllToAll(JsonReader& r, WorkloadSpec& w, const Fabric&)
   ParsePlacement(r, w);
   w.mode = r.Choice("mode", { "all_at_once", "pairwise" }, w.mode);
   w.pxn = r.Bool("pxn", w.pxn);
+  ParseIterations(r, w);
+}
+
+void
+ParseTrainStep(JsonReader& r, WorkloadSpec& w, const Fabric&)
+{
+  w.tp = static_cast<uint32_t>(r.Int("tp", 1, kMaxIndex, 1));
+  w.ep = static_cast<uint32_t>(r.Int("ep", 1, kMaxIndex, 1));
+  w.dp = static_cast<uint32_t>(r.Int("dp", 1, kMaxIndex, 1));
+  const uint64_t product = uint64_t(w.tp) * w.ep * w.dp;
+  if (product != w.gpus.gpus.size())
+  {
+    r.Fail("dp",
+           "tp x ep x dp = " + std::to_string(product) + ", but the workload has " +
+             std::to_string(w.gpus.gpus.size()) + " GPUs; the product must be the GPU count");
+  }
+  w.layers = static_cast<uint32_t>(r.Int("layers", 1, kMaxLayers, 1));
+  w.tpBytes = static_cast<uint64_t>(r.Int("tp_bytes", 0, kMaxExact, 0));
+  w.a2aBytes = static_cast<uint64_t>(r.Int("a2a_bytes", 0, kMaxExact, 0));
+  w.dpBytes = static_cast<uint64_t>(r.Int("dp_bytes", 0, kMaxExact, 0));
+  if (w.tpBytes + w.a2aBytes + w.dpBytes == 0)
+  {
+    r.Fail("a2a_bytes", "tp_bytes, a2a_bytes and dp_bytes are all 0: the step would send nothing");
+  }
   ParseIterations(r, w);
 }
 
@@ -424,6 +452,48 @@ MakeAllToAllWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& 
 }
 
 std::unique_ptr<Workload>
+MakeTrainStepWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
+{
+  RejectGroups(spec);
+  if (spec.tp == 0 || spec.ep == 0 || spec.dp == 0 ||
+      uint64_t(spec.tp) * spec.ep * spec.dp != spec.gpus.gpus.size())
+  {
+    Fail(spec,
+         "tp",
+         std::to_string(spec.tp) + " x " + std::to_string(spec.ep) + " x " + std::to_string(spec.dp) +
+           "; allowed: sizes of at least 1 whose product is the GPU count (" + std::to_string(spec.gpus.gpus.size()) +
+           ")");
+  }
+  if (ideal.scaleUp.Enabled() && ideal.scaleUp.gpusPerDomain % spec.tp != 0)
+  {
+    Fail(spec, "tp", std::to_string(spec.tp) + "; allowed: a divisor of the scale-up domain's GPUs");
+  }
+  TrainStepShape shape;
+  shape.tp = spec.tp;
+  shape.ep = spec.ep;
+  shape.dp = spec.dp;
+  shape.layers = spec.layers;
+  shape.tpBytes = spec.tpBytes;
+  shape.a2aBytes = spec.a2aBytes;
+  shape.dpBytes = spec.dpBytes;
+  shape.compute = MicrosecondsToTime(spec.computeUs);
+  std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms;
+  algorithms.push_back(MakeTrainStep(shape, spec.gpus.gpus, ideal.scaleUp));
+  if (algorithms[0]->Steps() == 0)
+  {
+    Fail(spec, "a2a_bytes", "the step has no collective (every group of one GPU, or every size 0)");
+  }
+  return std::make_unique<CollectiveWorkload>(spec.name,
+                                              std::vector<std::vector<uint32_t>>{ spec.gpus.gpus },
+                                              std::move(algorithms),
+                                              spec.iterations,
+                                              MicrosecondsToTime(spec.startUs),
+                                              MicrosecondsToTime(spec.computeUs),
+                                              true,
+                                              ideal);
+}
+
+std::unique_ptr<Workload>
 MakePermutationWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
 {
   auto permutation = [](const WorkloadSpec& s, uint32_t ranks, uint64_t runSeed, std::size_t g)
@@ -540,7 +610,14 @@ BuildRegistry()
       "load",
       "duration_us",
       "file",
-      "format" },
+      "format",
+      "tp",
+      "ep",
+      "dp",
+      "layers",
+      "tp_bytes",
+      "a2a_bytes",
+      "dp_bytes" },
     {
       { { "ring_allreduce",
           "ring allreduce over each group, with NCCL's pipelining (channels, chunks, slots); on scale-up "
@@ -590,6 +667,13 @@ BuildRegistry()
           { { "file", kRequired }, { "format" } } },
         &ParseFlows,
         &MakeFlowsWorkload,
+        2 },
+      { { "train_step",
+          "a training step: per layer a TP all-reduce and the EP all-to-alls, then the DP all-reduce, compute "
+          "between them (tp x ep x dp GPUs)",
+          join({ { { "tp" }, { "ep" }, { "dp" }, { "layers" }, { "tp_bytes" }, { "a2a_bytes" }, { "dp_bytes" } }, repeats }) },
+        &ParseTrainStep,
+        &MakeTrainStepWorkload,
         2 },
     });
 }

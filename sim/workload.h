@@ -58,7 +58,7 @@ struct CollectiveRecord
   ns3::Time end;     ///< zero while unfinished
   double idealS = 0; ///< lower bound on an idle fabric (IdealModel)
   /// NCCL: algorithm bandwidth = bytes / time; bus bandwidth = algbw x factor
-  /// (allreduce 2(n-1)/n, all-to-all (n-1)/n, others 1).
+  /// (allreduce 2(n-1)/n, all-gather, reduce-scatter and all-to-all (n-1)/n, others 1).
   double busFactor = 1;
 };
 

@@ -378,3 +378,61 @@ TEST_CASE("scale-up: a 64-GPU ring on 8 HGX servers runs with only inter-server 
   CHECK(ring.at("time_us").at("mean").get<double>() >= ring.at("ideal_us").get<double>());
   CHECK(summary.at("ideal_model").at("scale_up").at("gpus_per_domain") == 8);
 }
+
+TEST_CASE("scale-up: a training step keeps TP on NVLink, EP and DP on the NICs, with compute between", "[scale-up]")
+{
+  // 64 GPUs in 8 servers: TP 8 (a server), EP 4 (4 servers), DP 2.
+  const IdealModel model = HgxModel();
+  WorkloadSpec spec = RingSpec("train_step", 64, 0, 1);
+  spec.tp = 8;
+  spec.ep = 4;
+  spec.dp = 2;
+  spec.layers = 2;
+  spec.tpBytes = 1 << 20;
+  spec.a2aBytes = 65536;
+  spec.dpBytes = 4 << 20;
+  spec.computeUs = 20;
+  TierCounter service(model.scaleUp);
+  auto w = MakeWorkload(spec, 1, model);
+  w->Start(service);
+  ns3::Simulator::Run();
+  ns3::Simulator::Destroy();
+  REQUIRE(w->Done());
+  // Per layer: a TP ring of 8 (14 steps) in each server, all NVLink: 64 x 14 messages; two EP
+  // all-to-alls of 3 peers, each in another server: 2 x 64 x 3 on the NICs. Then the DP ring of 2
+  // (2 steps) between the halves: 64 x 2 on the NICs.
+  CHECK(service.scaleUpMessages == 2 * 64 * 14);
+  CHECK(service.fabricMessages == 2 * 2 * 64 * 3 + 64 * 2);
+  CHECK(service.relays.empty());
+  const CollectiveRecord& r = w->Collectives().at(0);
+  CHECK(r.algorithm == "train_step");
+  // 7 collectives, 6 compute gaps of 20 us: in the step's time and in its ideal.
+  CHECK((r.end - r.start).GetSeconds() >= 6 * 20e-6);
+  CHECK(r.idealS >= 6 * 20e-6);
+  // GPU idle time leaves the compute out: 64 GPUs x (step time - 120 us).
+  CHECK(w->GpuIdle().GetSeconds() == Approx(64 * ((r.end - r.start).GetSeconds() - 120e-6)).epsilon(1e-9));
+  // The sizes must multiply to the GPU count.
+  spec.dp = 3;
+  CHECK_THROWS_WITH(MakeWorkload(spec, 1, model), Catch::Contains("tp"));
+  spec.dp = 2;
+  spec.tp = 16;
+  spec.ep = 2;
+  CHECK_THROWS_WITH(MakeWorkload(spec, 1, model), Catch::Contains("scale-up domain"));
+}
+
+TEST_CASE("scale-up: the small training-step scenario runs on both transports", "[scale-up]")
+{
+  const ScenarioSpec spec = ReadScenarioFile(std::string(MRCSIM_SOURCE_DIR) + "/scenarios/scaleup-train-step.json");
+  auto fabric = std::make_shared<const Fabric>(BuildFabric(spec.topology, "<test>"));
+  RunOptions options;
+  options.progress = false;
+  for (const TransportSpec& t : spec.transports)
+  {
+    const nlohmann::json summary = RunTransport(spec, t, fabric, options).summary;
+    CHECK_FALSE(summary.at("partial").get<bool>());
+    CHECK(summary.at("traffic").at("scale_up").at("messages") == 2 * 64 * 14);
+    CHECK(summary.at("traffic").at("fabric").at("messages") == 2 * 2 * 64 * 3 + 64 * 2);
+    const nlohmann::json& step = summary.at("collectives").at(0);
+    CHECK(step.at("time_us").at("mean").get<double>() >= step.at("ideal_us").get<double>());
+  }
+}

@@ -165,7 +165,7 @@ TEST_CASE("registry: workload types agree with the schema", "[registry]")
   CheckKind(WorkloadTypes(), "workload");
   CHECK(WorkloadTypes().Names() ==
         std::vector<std::string>{ "ring_allreduce", "ring_allgather", "ring_reducescatter", "hd_allreduce", "all_to_all",
-                                  "permutation", "incast", "random", "flows" });
+                                  "permutation", "incast", "random", "flows", "train_step" });
 }
 
 TEST_CASE("registry: failure types agree with the schema", "[registry]")
@@ -206,7 +206,7 @@ TEST_CASE("registry: every type has a reader and a constructor; lookups", "[regi
   CHECK_FALSE(TransportTypes().Get("mrc").Takes("qps_per_connection"));
   CHECK(WorkloadTypes().TypesTaking("iterations") ==
         std::vector<std::string>{ "ring_allreduce", "ring_allgather", "ring_reducescatter", "hd_allreduce", "all_to_all",
-                                  "permutation" });
+                                  "permutation", "train_step" });
 }
 
 TEST_CASE("registry: a key of another type is refused naming the types that take it", "[registry]")
