@@ -84,7 +84,8 @@ TEST_CASE("mrc path sets: QPs between the same T0s share one set, with their own
   const MrcPortPaths a = MrcPathSets::Get(routing, 0, 62, 0, 11, 8);
   const MrcPortPaths b = MrcPathSets::Get(routing, 1, 63, 0, 999, 8);
   CHECK(a.set == b.set);
-  CHECK(a.set->VaryingPositions() <= 2);
+  CHECK(a.set->ByHopGroups()); // a regular two-tier plane: the T0's up-ports, then the T1's links
+  CHECK(a.set->MemoryBytes() < 1024);
   CHECK(a.tail != b.tail);
   const MrcPortPaths other = MrcPathSets::Get(routing, 0, 62, 1, 11, 8); // another plane
   CHECK(other.set != a.set);
@@ -111,5 +112,25 @@ TEST_CASE("mrc path sets: a link going down gives new QPs new paths and leaves o
   {
     CHECK(Same(after.Usids(k), Expected(routing, 0, 63, 0, k)));
     CHECK((after.Usids(k).empty() || after.Usids(k)[0] != first[0]));
+  }
+}
+
+TEST_CASE("mrc path sets: a set of rows gives the routing's uSIDs for its indices", "[mrc][paths]")
+{
+  // The form for planes whose groups differ by branch (and a QP's own paths beyond kMaxShared).
+  const Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));
+  const FabricRouting routing(fabric);
+  const MrcPathSet rows(routing, 3, 60, 5, 1000, 40);
+  REQUIRE(rows.Size() == 40);
+  CHECK_FALSE(rows.ByHopGroups());
+  const Attachment& dst = routing.Attach(60, 5);
+  for (uint32_t i = 0; i < 40; ++i)
+  {
+    REQUIRE(rows.HasPath(i));
+    uint16_t usids[UsidList::kCapacity];
+    const uint32_t n = rows.Write(i, usids);
+    usids[n] = FabricRouting::PortUsid(dst.leafPort);
+    usids[n + 1] = FabricRouting::PortUsid(dst.gpuPort);
+    CHECK(Same(UsidList(usids, usids + n + 2), Expected(routing, 3, 60, 5, 1000 + i)));
   }
 }
