@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -66,6 +67,7 @@ FabricRouting::SetLinkUp(uint32_t link, bool up)
     return;
   }
   m_linkUp[link] = up ? 1 : 0;
+  NewVersion();
   // A GPU link changes only an attachment; a switch link changes the plane's tables.
   auto [a, b] = m_fabric.Ends(link);
   if (m_fabric.Node(a).role == NodeRole::Switch && m_fabric.Node(b).role == NodeRole::Switch)
@@ -84,6 +86,10 @@ FabricRouting::Update()
     {
       dirty.push_back(p);
     }
+  }
+  if (!dirty.empty())
+  {
+    NewVersion();
   }
   // Planes are independent: build them on all cores. Each plane's result depends only on the
   // fabric and link state, so the thread count never changes the tables.
@@ -375,6 +381,58 @@ FabricRouting::Path(uint32_t srcGpu, uint32_t dstGpu, int plane, uint64_t choice
     sw = next;
   }
   throw std::logic_error("routing loop from gpu" + std::to_string(srcGpu) + " to gpu" + std::to_string(dstGpu));
+}
+
+uint64_t
+FabricRouting::PathPeriod(uint32_t srcGpu, uint32_t dstGpu, int plane, uint64_t cap) const
+{
+  const Attachment& src = Attach(srcGpu, plane);
+  if (!src.valid || !m_linkUp[src.link] || srcGpu == dstGpu)
+  {
+    return 1;
+  }
+  // As Path walks: a switch's choice is (choice mod group size), the rest goes on divided by it.
+  // The period of the walk from `sw` is its group's size times the least common multiple of the
+  // periods from the switches its group leads to (1 at the destination's leaf, whose group is the
+  // GPU's port). Memoised per switch: the branches of a multi-tier plane meet again.
+  std::vector<std::pair<VertexId, uint64_t>> memo;
+  auto period = [&](auto& self, VertexId sw, int depth) -> uint64_t
+  {
+    if (depth >= 64)
+    {
+      throw std::logic_error("routing loop from gpu" + std::to_string(srcGpu) + " to gpu" + std::to_string(dstGpu));
+    }
+    for (const auto& [v, p] : memo)
+    {
+      if (v == sw)
+      {
+        return p;
+      }
+    }
+    const PortGroup g = EcmpGroup(sw, dstGpu);
+    uint64_t below = 1;
+    for (uint32_t i = 0; i < g.size && below != 0; ++i)
+    {
+      const VertexId next = m_fabric.PeerNode(sw, g[i]);
+      if (m_fabric.Node(next).role != NodeRole::Gpu)
+      {
+        const uint64_t p = self(self, next, depth + 1);
+        below = p == 0 ? 0 : std::lcm(below, p);
+        below = below > cap ? 0 : below;
+      }
+    }
+    const uint64_t p = g.empty() ? 1 : (below == 0 || below * g.size > cap ? 0 : below * g.size);
+    memo.emplace_back(sw, p);
+    return p;
+  };
+  return period(period, src.leaf, 0);
+}
+
+void
+FabricRouting::NewVersion()
+{
+  static std::atomic<uint64_t> s_versions{ 0 };
+  m_version = ++s_versions;
 }
 
 std::vector<uint16_t>

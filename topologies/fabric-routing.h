@@ -96,6 +96,14 @@ public:
   std::vector<PathHop> Path(uint32_t srcGpu, uint32_t dstGpu, int plane, uint64_t choice) const;
   /// \brief uSIDs of a path: one egress-port uSID per switch hop, then the destination NIC port.
   std::vector<uint16_t> Usids(const std::vector<PathHop>& path, uint32_t dstGpu, int plane) const;
+  /// \brief A period of Path(srcGpu, dstGpu, plane, choice) in `choice`: the path of any choice
+  /// is that of choice modulo it (at each switch, the group's size times the least common multiple
+  /// of the periods below it). 1 when unreachable; 0 when it exceeds `cap`.
+  uint64_t PathPeriod(uint32_t srcGpu, uint32_t dstGpu, int plane, uint64_t cap) const;
+  /// \brief A number that no other table state of any FabricRouting of the process has had: it
+  /// changes whenever a link's state or the tables change (SetLinkUp, Update). What is derived
+  /// from the paths may be kept under it.
+  uint64_t Version() const { return m_version; }
   /// \brief Number of distinct shortest paths src -> dst in `plane` (0 if unreachable).
   uint64_t CountPaths(uint32_t srcGpu, uint32_t dstGpu, int plane) const;
   bool Reachable(uint32_t srcGpu, uint32_t dstGpu, int plane) const;
@@ -146,7 +154,11 @@ private:
   PortGroup Group(const Plane& pl, uint32_t gid) const;
   const uint8_t* DistRow(const Plane& pl, uint32_t leaf) const { return &pl.dist[size_t(leaf) * pl.switches.size()]; }
 
+  /// \brief A new Version() (process-wide counter).
+  void NewVersion();
+
   const Fabric& m_fabric;
+  uint64_t m_version = 0;
   bool m_groups;
   int m_numPlanes;
   std::vector<uint8_t> m_linkUp;

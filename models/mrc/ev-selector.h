@@ -27,14 +27,15 @@ class EvSelector : public Object
 {
 public:
   static TypeId GetTypeId();
-  /// \param evs the QP's EV table
-  /// \param candidates indices of the port's active EVs; the selector may skip SKIP EVs (and
+  /// \param evs the QP's EV table (EV states by id)
+  /// \param candidates ids of the port's active EVs; the selector may skip SKIP EVs (and
   ///        should turn them back to GOOD as it passes them, by Recover)
   /// \param port the NIC port being served (index of the QP's NIC ports; its plane is the
   ///        port's, MrcEvTable::EvPlane)
   /// \return an index into evs of a GOOD EV, or -1 if none
-  virtual int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port) = 0;
-  virtual void OnFeedback(MrcEv& ev, EvFeedback feedback) {}
+  virtual int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) = 0;
+  /// \brief Feedback about EV `id`.
+  virtual void OnFeedback(uint16_t id, EvFeedback feedback) {}
   /// \brief Called once before the first Select with a number that identifies the QP stably
   /// (its GPU and QP number): a selector that draws random numbers seeds its own stream from it
   /// and the run's seed, so that QPs draw independent sequences and a rerun draws the same ones.
@@ -42,7 +43,7 @@ public:
 
   /// \brief What turns an EV's state, set by the QP's EV table: every change goes through it, so
   /// that the EvState trace and the run's ev_transitions see each one.
-  using StateSetter = void (*)(void* table, MrcEv& ev, EvState state);
+  using StateSetter = void (*)(void* table, uint16_t id, EvState state);
   void SetStateSetter(StateSetter setter, void* table)
   {
     m_setState = setter;
@@ -50,11 +51,12 @@ public:
   }
 
 protected:
-  /// \brief A SKIP EV passed over once becomes GOOD again (through the EV table's setter).
-  void Recover(MrcEv& ev)
+  /// \brief A SKIP EV (`ev`, of id `id`) passed over once becomes GOOD again (through the EV
+  /// table's setter).
+  void Recover(MrcEv& ev, uint16_t id)
   {
     if (m_setState)
-      m_setState(m_table, ev, EvState::Good);
+      m_setState(m_table, id, EvState::Good);
     else
       ev.state = EvState::Good;
   }

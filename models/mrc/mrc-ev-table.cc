@@ -13,6 +13,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace ns3
 {
@@ -27,8 +28,8 @@ MrcEvTable::CreateSelector(TypeId type, uint64_t stream)
   m_selector = selector.Create<EvSelector>();
   NS_ABORT_MSG_IF(!m_selector, "MrcQueuePair: EvSelector \"" << type.GetName() << "\" is not an ns3::EvSelector");
   m_selector->SetStream(stream);
-  m_selector->SetStateSetter([](void* table, MrcEv& ev, EvState state)
-                             { static_cast<MrcEvTable*>(table)->SetState(ev, state); },
+  m_selector->SetStateSetter([](void* table, uint16_t id, EvState state)
+                             { static_cast<MrcEvTable*>(table)->SetState(id, state); },
                              this);
 }
 
@@ -43,84 +44,79 @@ MrcEvTable::SetUp(uint32_t perPlane, uint32_t backups, bool srv6)
   // QP has EVs there, different connections cover different up-ports (and T1s).
   uint64_t offsetState = (uint64_t(nic.GetGpu()) << 32) ^ remoteGpu ^ (uint64_t(m_qp.GetQpn()) << 20);
   const uint64_t pathOffset = SplitMix64(offsetState) >> 16;
-  m_active.assign(ports, {});
-  m_backups.assign(ports, {});
-  for (uint16_t port = 0; port < ports; ++port)
-  {
-    // Sized once: growing them push by push leaves freed blocks behind, thousands of QPs over.
-    m_active[port].reserve(perPlane);
-    m_backups[port].reserve(backups);
-  }
   NS_ABORT_MSG_IF(ports > 64, "MrcQueuePair: a NIC of " << ports << " ports; at most 64");
+  m_numPorts = ports;
   m_portUp = ports == 64 ? ~uint64_t(0) : (uint64_t(1) << ports) - 1;
   m_peerPlaneUp = m_portUp;
+  m_perPlane = static_cast<uint16_t>(perPlane);
   m_evsPerPort = perPlane + backups;
-  m_evs.reserve(size_t(ports) * m_evsPerPort);
-  std::vector<UsidList> paths; // by EV id, packed below
-  paths.reserve(size_t(ports) * m_evsPerPort);
-  for (uint16_t port = 0; port < ports; ++port)
+  const uint64_t total = uint64_t(ports) * m_evsPerPort;
+  NS_ABORT_MSG_IF(total > EvEntropy::kEvMask + 1u, "MrcQueuePair: at most 16384 EVs (14 bits of UDP source port)");
+  m_evs.assign(total, MrcEv{});
+  bool denied = false;
+  if (srv6)
   {
-    const int plane = nic.PlaneOfPort(port);
-    for (uint32_t k = 0; k < perPlane + backups; ++k)
+    // Path index k: at the source T0 it picks up-port k mod (up-ports), so the EVs of a plane
+    // cover its T1s evenly. An EV without a path is denied.
+    m_paths = std::make_unique<MrcPortPaths[]>(ports);
+    for (uint16_t port = 0; port < ports; ++port)
     {
-      MrcEv ev;
-      ev.id = static_cast<uint16_t>(m_evs.size());
-      NS_ABORT_MSG_IF(m_evs.size() > EvEntropy::kEvMask,
-                      "MrcQueuePair: at most 16384 EVs (14 bits of UDP source port)");
-      paths.emplace_back();
-      if (srv6)
+      m_paths[port] = MrcPathSets::Get(*routing, nic.GetGpu(), remoteGpu, nic.PlaneOfPort(port), pathOffset, m_evsPerPort);
+      for (uint32_t k = 0; k < m_evsPerPort; ++k)
       {
-        // Path index k: at the source T0 it picks up-port k mod (up-ports), so the EVs of a
-        // plane cover its T1s evenly.
-        auto path = routing->Path(nic.GetGpu(), remoteGpu, plane, pathOffset + k);
-        if (path.empty())
+        if (m_paths[port].PathOf(k) < 0)
         {
-          ev.state = EvState::Denied;
-        }
-        else
-        {
-          paths.back() = routing->Usids(path, remoteGpu, plane); // aborts if it does not fit
-          ev.usidCount = static_cast<uint8_t>(paths.back().size());
+          m_evs[port * m_evsPerPort + k].state = EvState::Denied;
+          denied = true;
         }
       }
-      ev.active = k < perPlane && ev.state == EvState::Good;
-      if (ev.active)
-        m_active[port].push_back(ev.id);
-      else if (ev.state == EvState::Good)
-        m_backups[port].push_back(ev.id);
-      m_evs.push_back(ev);
     }
   }
-  // Positions where the paths differ are kept per EV (see m_evUsids); a position a path does
-  // not reach counts as uSID 0.
-  auto usidAt = [](const UsidList& p, uint32_t k) -> uint16_t { return k < p.size() ? p[k] : 0; };
-  m_usidCommon.fill(0);
-  m_usidVarMask = 0;
-  for (uint32_t k = 0; k < UsidList::kCapacity && !paths.empty(); ++k)
+  m_lists.reset();
+  if (denied)
   {
-    m_usidCommon[k] = usidAt(paths[0], k);
-    for (const auto& p : paths)
+    // The lists hold only the GOOD EVs: they leave their first shape at once.
+    Lists& lists = MakeLists();
+    for (uint16_t port = 0; port < ports; ++port)
     {
-      if (usidAt(p, k) != m_usidCommon[k])
+      for (auto* list : { &lists.active[port], &lists.backups[port] })
       {
-        m_usidVarMask |= uint8_t(1u << k);
-        break;
+        list->erase(std::remove_if(list->begin(), list->end(), [&](uint16_t id) { return m_evs[id].state != EvState::Good; }),
+                    list->end());
       }
     }
   }
-  m_usidVarCount = static_cast<uint8_t>(__builtin_popcount(m_usidVarMask));
-  m_evUsids.clear();
-  m_evUsids.reserve(paths.size() * m_usidVarCount);
-  for (const auto& p : paths)
+  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": " << m_evs.size() << " EVs over " << ports << " ports");
+}
+
+const uint16_t*
+MrcEvTable::Ids()
+{
+  static const std::vector<uint16_t> ids = []
   {
-    for (uint32_t k = 0; k < UsidList::kCapacity; ++k)
+    std::vector<uint16_t> v(EvEntropy::kEvMask + 1u);
+    std::iota(v.begin(), v.end(), uint16_t(0));
+    return v;
+  }();
+  return ids.data();
+}
+
+MrcEvTable::Lists&
+MrcEvTable::MakeLists()
+{
+  if (!m_lists)
+  {
+    m_lists = std::make_unique<Lists>();
+    m_lists->active.resize(m_numPorts);
+    m_lists->backups.resize(m_numPorts);
+    for (uint16_t port = 0; port < m_numPorts; ++port)
     {
-      if (m_usidVarMask >> k & 1)
-        m_evUsids.push_back(usidAt(p, k));
+      const uint16_t* first = Ids() + uint32_t(port) * m_evsPerPort;
+      m_lists->active[port].assign(first, first + m_perPlane);
+      m_lists->backups[port].assign(first + m_perPlane, first + m_evsPerPort);
     }
   }
-  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": " << m_evs.size() << " EVs over " << ports << " ports, "
-                     << int(m_usidVarCount) << " varying uSID positions");
+  return *m_lists;
 }
 
 void
@@ -131,9 +127,9 @@ MrcEvTable::Dispose()
 }
 
 int
-MrcEvTable::EvPlane(const MrcEv& ev) const
+MrcEvTable::EvPlane(uint16_t id) const
 {
-  return m_qp.Nic().PlaneOfPort(EvPort(ev));
+  return m_qp.Nic().PlaneOfPort(PortOfEv(id));
 }
 
 void
@@ -141,16 +137,15 @@ MrcEvTable::OnSack(uint16_t id, bool ecnEcho)
 {
   if (id < m_evs.size())
   {
-    MrcEv& ev = m_evs[id];
     if (ecnEcho)
     {
-      if (ev.state == EvState::Good)
-        SetState(ev, EvState::Skip);
-      m_selector->OnFeedback(ev, EvFeedback::Ecn);
+      if (m_evs[id].state == EvState::Good)
+        SetState(id, EvState::Skip);
+      m_selector->OnFeedback(id, EvFeedback::Ecn);
     }
     else
     {
-      m_selector->OnFeedback(ev, EvFeedback::Acked);
+      m_selector->OnFeedback(id, EvFeedback::Acked);
     }
   }
 }
@@ -160,54 +155,56 @@ MrcEvTable::OnTrim(uint16_t id)
 {
   if (id < m_evs.size())
   {
-    MrcEv& ev = m_evs[id];
-    if (ev.state == EvState::Good)
-      SetState(ev, EvState::Skip);
-    m_selector->OnFeedback(ev, EvFeedback::Trim);
+    if (m_evs[id].state == EvState::Good)
+      SetState(id, EvState::Skip);
+    m_selector->OnFeedback(id, EvFeedback::Trim);
   }
 }
 
 void
 MrcEvTable::OnLoss(uint16_t id)
 {
-  m_selector->OnFeedback(m_evs[id], EvFeedback::Loss);
+  m_selector->OnFeedback(id, EvFeedback::Loss);
   MarkAssumedBad(id);
 }
 
 void
-MrcEvTable::SetState(MrcEv& ev, EvState state)
+MrcEvTable::SetState(uint16_t id, EvState state)
 {
+  MrcEv& ev = m_evs[id];
   if (ev.state == state)
   {
     return;
   }
   EvState from = ev.state;
   ev.state = state;
-  NS_LOG_LOGIC("QP " << m_qp.GetQpn() << " EV " << ev.id << ": " << EvStateName(from) << " -> "
+  NS_LOG_LOGIC("QP " << m_qp.GetQpn() << " EV " << id << ": " << EvStateName(from) << " -> "
                      << EvStateName(state));
-  m_qp.TraceEvState(ev.id, EvPlane(ev), from, state);
+  m_qp.TraceEvState(id, EvPlane(id), from, state);
 }
 
 void
 MrcEvTable::MarkAssumedBad(uint16_t id)
 {
-  MrcEv& ev = m_evs[id];
-  if (ev.state == EvState::AssumedBad || ev.state == EvState::Denied)
+  const EvState state = m_evs[id].state;
+  if (state == EvState::AssumedBad || state == EvState::Denied)
   {
     return;
   }
-  SetState(ev, EvState::AssumedBad);
-  if (ev.active)
+  SetState(id, EvState::AssumedBad);
+  Lists& lists = MakeLists();
+  const uint16_t port = PortOfEv(id);
+  auto& act = lists.active[port];
+  auto it = std::find(act.begin(), act.end(), id);
+  if (it != act.end())
   {
-    auto& act = m_active[EvPort(ev)];
-    act.erase(std::find(act.begin(), act.end(), id));
-    ev.active = false;
-    Activate(EvPort(ev)); // a backup of the same plane keeps the planes balanced
+    act.erase(it);
+    Activate(port); // a backup of the same plane keeps the planes balanced
   }
   else
   {
-    auto& bk = m_backups[EvPort(ev)];
-    auto it = std::find(bk.begin(), bk.end(), id);
+    auto& bk = lists.backups[port];
+    it = std::find(bk.begin(), bk.end(), id);
     if (it != bk.end())
       bk.erase(it);
   }
@@ -221,8 +218,8 @@ MrcEvTable::MarkPathsAssumedBad(uint16_t port, const UsidList& prefix)
   uint32_t marked = 0;
   for (uint32_t id = uint32_t(port) * m_evsPerPort; id < uint32_t(port + 1) * m_evsPerPort; ++id)
   {
-    const MrcEv& ev = m_evs[id];
-    if (ev.state != EvState::Good && ev.state != EvState::Skip)
+    const EvState state = m_evs[id].state;
+    if (state != EvState::Good && state != EvState::Skip)
     {
       continue;
     }
@@ -244,15 +241,15 @@ MrcEvTable::MarkPathsAssumedBad(uint16_t port, const UsidList& prefix)
 void
 MrcEvTable::Activate(uint16_t port)
 {
-  auto& bk = m_backups[port];
+  Lists& lists = MakeLists();
+  auto& bk = lists.backups[port];
   while (!bk.empty())
   {
     uint16_t b = bk.front();
     bk.erase(bk.begin());
     if (m_evs[b].state == EvState::Good)
     {
-      m_evs[b].active = true;
-      m_active[port].push_back(b);
+      lists.active[port].push_back(b);
       return;
     }
   }
@@ -263,15 +260,13 @@ MrcEvTable::SetPortUp(uint16_t port, bool up)
 {
   // Locally at once: the plane's EVs are denied (or restored); peers learn it later.
   m_portUp = up ? m_portUp | uint64_t(1) << port : m_portUp & ~(uint64_t(1) << port);
-  for (MrcEv& ev : m_evs)
+  for (uint32_t id = uint32_t(port) * m_evsPerPort; id < uint32_t(port + 1) * m_evsPerPort; ++id)
   {
-    if (EvPort(ev) == port)
-    {
-      if (!up && ev.state != EvState::Denied)
-        SetState(ev, EvState::Denied);
-      else if (up && ev.state == EvState::Denied)
-        SetState(ev, EvState::Good);
-    }
+    const EvState state = m_evs[id].state;
+    if (!up && state != EvState::Denied)
+      SetState(static_cast<uint16_t>(id), EvState::Denied);
+    else if (up && state == EvState::Denied)
+      SetState(static_cast<uint16_t>(id), EvState::Good);
   }
 }
 
@@ -284,14 +279,13 @@ MrcEvTable::SetPeerPlaneUp(int plane, bool up)
     if (nic.PlaneOfPort(port) != plane)
       continue;
     m_peerPlaneUp = up ? m_peerPlaneUp | uint64_t(1) << port : m_peerPlaneUp & ~(uint64_t(1) << port);
-    for (MrcEv& ev : m_evs)
+    for (uint32_t id = uint32_t(port) * m_evsPerPort; id < uint32_t(port + 1) * m_evsPerPort; ++id)
     {
-      if (EvPort(ev) != port)
-        continue;
-      if (!up && ev.state != EvState::Denied)
-        SetState(ev, EvState::Denied);
-      else if (up && ev.state == EvState::Denied && PortUp(port))
-        SetState(ev, EvState::Good);
+      const EvState state = m_evs[id].state;
+      if (!up && state != EvState::Denied)
+        SetState(static_cast<uint16_t>(id), EvState::Denied);
+      else if (up && state == EvState::Denied && PortUp(port))
+        SetState(static_cast<uint16_t>(id), EvState::Good);
     }
   }
 }
@@ -339,8 +333,7 @@ MrcEvTable::OnProbeTimer()
   const uint64_t maxRounds = std::max<int64_t>(1, m_qp.ProbeIntervalMax().GetTimeStep() / interval.GetTimeStep());
   for (Probing& p : m_probing)
   {
-    const MrcEv& ev = m_evs[p.id];
-    if (!PortUp(EvPort(ev)) || --p.countdown > 0)
+    if (!PortUp(PortOfEv(p.id)) || --p.countdown > 0)
     {
       continue;
     }
@@ -353,9 +346,9 @@ MrcEvTable::OnProbeTimer()
     probe.SetEv(p.id);
     probe.SetSequence(m_probeSeq++);
     probe.SetSendTime(Simulator::Now());
-    FabricPacketSpec spec = m_qp.ControlSpec(MrcQueuePair::kOpProbe, EvPlane(ev), ev.Entropy());
-    spec.usids = EvUsids(ev.id); // along the EV's own path
-    m_qp.Nic().SendControl(MakeControlFrame(spec, probe), EvPort(ev));
+    FabricPacketSpec spec = m_qp.ControlSpec(MrcQueuePair::kOpProbe, EvPlane(p.id), EvEntropy::Encode(p.id));
+    spec.usids = EvUsids(p.id); // along the EV's own path
+    m_qp.Nic().SendControl(MakeControlFrame(spec, probe), PortOfEv(p.id));
   }
   m_probeTimer = m_qp.ScheduleTimer(interval, &MrcEvTable::OnProbeTimer, this);
 }
@@ -384,17 +377,18 @@ MrcEvTable::HandleProbe(const RdmaRxInfo& info)
     return;
   }
   // The path works again: back to GOOD, as a backup of its plane (or active if the plane is short).
-  MrcEv& ev = m_evs[id];
+  const uint16_t port = PortOfEv(id);
   ++m_probeAnswers;
-  SetState(ev, EvState::Good);
+  SetState(id, EvState::Good);
   m_probing.erase(std::find_if(m_probing.begin(), m_probing.end(), [&](const Probing& p) { return p.id == id; }));
-  m_backups[EvPort(ev)].push_back(id);
+  Lists& lists = MakeLists();
+  lists.backups[port].push_back(id);
   const uint32_t target = std::max<uint32_t>(1, m_qp.EvCount() / m_qp.Nic().NumPorts());
-  while (m_active[EvPort(ev)].size() < target && !m_backups[EvPort(ev)].empty())
+  while (lists.active[port].size() < target && !lists.backups[port].empty())
   {
-    size_t before = m_active[EvPort(ev)].size();
-    Activate(EvPort(ev));
-    if (m_active[EvPort(ev)].size() == before)
+    size_t before = lists.active[port].size();
+    Activate(port);
+    if (lists.active[port].size() == before)
       break;
   }
   m_qp.WakeAllPorts();

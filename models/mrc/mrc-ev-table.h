@@ -1,5 +1,7 @@
-// The EV table of an MRC queue pair: its entropy values and their SRv6 paths (packed by column),
-// which EVs of each NIC port spray (active) and which wait as backups, their states (GOOD, SKIP,
+// The EV table of an MRC queue pair: its entropy values and their SRv6 paths (shared with the QPs
+// between the same T0s: MrcPathSet), which EVs of each NIC port spray (active) and which wait as
+// backups (a range of ids per port until an EV first leaves or joins a list, then lists kept
+// apart), their states (one byte each: GOOD, SKIP,
 // ASSUMED_BAD, DENIED) and the trace of every change, the per-packet choice among the active
 // ones (a pluggable EvSelector), the probes that bring EVs assumed bad back (backing off), and the
 // port status of both ends (a NIC port down denies its plane's EVs). Leaves out what is in flight
@@ -9,6 +11,7 @@
 
 #include "models/mrc/ev-selector.h"
 #include "models/mrc/mrc-ev.h"
+#include "models/mrc/mrc-path-set.h"
 #include "models/rdma/rdma-queue-pair.h"
 #include "models/wire/usid-list.h"
 
@@ -17,8 +20,8 @@
 #include "ns3/ptr.h"
 #include "ns3/type-id.h"
 
-#include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -46,42 +49,48 @@ public:
   void Dispose();
 
   /// \brief The EV for the next packet on NIC port `port` (an index into Evs()), or -1.
-  int Select(uint16_t port) { return m_selector->Select(m_evs, m_active[port], port); }
+  int Select(uint16_t port) { return m_selector->Select(m_evs, ActiveEvs(port), port); }
   const std::vector<MrcEv>& Evs() const { return m_evs; }
-  MrcEv& Ev(uint16_t id) { return m_evs[id]; }
   /// \brief NIC ports of the table (0 before SetUp).
-  uint16_t NumPorts() const { return static_cast<uint16_t>(m_active.size()); }
+  uint16_t NumPorts() const { return m_numPorts; }
   /// \brief The NIC port of EV `id` (the EVs are numbered port by port).
   uint16_t PortOfEv(uint16_t id) const { return static_cast<uint16_t>(id / m_evsPerPort); }
-  uint16_t EvPort(const MrcEv& ev) const { return PortOfEv(ev.id); }
-  /// \brief The plane of an EV.
-  int EvPlane(const MrcEv& ev) const;
-  /// \brief The SRv6 path of EV `id` (empty in entropy mode).
+  /// \brief The plane of EV `id`.
+  int EvPlane(uint16_t id) const;
+  /// \brief The SRv6 path of EV `id` (empty in entropy mode, or if it has none).
   UsidList EvUsids(uint16_t id) const
   {
-    uint16_t usids[UsidList::kCapacity];
-    const uint16_t* var = m_evUsids.data() + std::size_t(id) * m_usidVarCount;
-    const uint32_t count = m_evs[id].usidCount;
-    for (uint32_t k = 0; k < count; ++k)
+    if (!m_paths)
     {
-      usids[k] = (m_usidVarMask >> k & 1) ? *var++ : m_usidCommon[k];
+      return UsidList();
     }
-    return UsidList(usids, usids + count);
+    const uint16_t port = PortOfEv(id);
+    return m_paths[port].Usids(id - uint32_t(port) * m_evsPerPort);
   }
   /// \brief Active (spraying) EVs of NIC port `port`.
-  const std::vector<uint16_t>& ActiveEvs(uint16_t port) const { return m_active[port]; }
+  MrcEvIds ActiveEvs(uint16_t port) const
+  {
+    if (m_lists)
+    {
+      const std::vector<uint16_t>& active = m_lists->active[port];
+      return MrcEvIds(active.data(), static_cast<uint32_t>(active.size()));
+    }
+    return MrcEvIds(Ids() + uint32_t(port) * m_evsPerPort, m_perPlane);
+  }
   bool PortUp(uint16_t port) const { return (m_portUp >> port) & 1; }
   bool PeerPlaneUp(uint16_t port) const { return (m_peerPlaneUp >> port) & 1; }
   /// \brief NIC ports that can carry data: up at both ends, with an active EV.
   uint32_t UsablePorts() const
   {
     uint32_t usable = 0;
-    for (uint16_t p = 0; p < m_active.size(); ++p)
+    for (uint16_t p = 0; p < m_numPorts; ++p)
     {
-      usable += PortUp(p) && PeerPlaneUp(p) && !m_active[p].empty();
+      usable += PortUp(p) && PeerPlaneUp(p) && !ActiveEvs(p).empty();
     }
     return usable;
   }
+  /// \brief Whether the active and backup lists left their first shape (kept apart).
+  bool ListsKeptApart() const { return m_lists != nullptr; }
 
   /// \brief A SACK echoed EV `id` (ignored if out of range): an ECN echo skips it one rotation.
   void OnSack(uint16_t id, bool ecnEcho);
@@ -107,34 +116,43 @@ public:
   uint32_t ProbesSent() const { return m_probeSeq; }
 
 private:
-  void SetState(MrcEv& ev, EvState state);
+  /// The active and backup EVs of each NIC port, in order, once they differ from the ranges the
+  /// table starts with (the first PerPlane EVs of a port active, the rest backups, in id order):
+  /// made at the first EV that leaves or joins a list (most QPs never have one).
+  struct Lists
+  {
+    std::vector<std::vector<uint16_t>> active;  ///< per NIC port
+    std::vector<std::vector<uint16_t>> backups; ///< per NIC port, taken from the front
+  };
+
+  void SetState(uint16_t id, EvState state);
   /// \brief Moves the first GOOD backup of `port` into the active set.
   void Activate(uint16_t port);
+  /// \brief The lists, made from the ranges the first time.
+  Lists& MakeLists();
   void OnProbeTimer();
   /// \brief What has come back from the peer so far, as a count that grows with each: packets
   /// acknowledged in order, NACKs, probe answers (all the QP already counts; read at probe rounds).
   uint64_t Heard() const;
+  /// \brief The ids 0, 1, 2, ... (every QP's ranges point into it).
+  static const uint16_t* Ids();
 
   // What the QP's NextPacket reads first (the QP keeps it in its hot lines).
   MrcQueuePair& m_qp;
   uint64_t m_portUp = 0;      ///< local NIC ports, a bit each (a NIC has at most 64)
   uint64_t m_peerPlaneUp = 0; ///< by NIC port index (same plane at the peer), a bit each
-  std::vector<std::vector<uint16_t>> m_active; ///< per NIC port
+  std::unique_ptr<Lists> m_lists; ///< null while every port has its first ranges
   Ptr<EvSelector> m_selector;
   std::vector<MrcEv> m_evs;
-  /// The EVs' SRv6 paths, by column: the uSIDs at a position that all EVs share are kept once
-  /// (m_usidCommon); the others (m_usidVarMask's positions, m_usidVarCount of them) per EV, at
-  /// id * m_usidVarCount. The EVs of a two-tier plane differ only in their T1: a table of
-  /// UsidLists would take 14 bytes per EV, this one 2.
-  std::vector<uint16_t> m_evUsids;
-  uint32_t m_evsPerPort = 1;  ///< active and backup EVs of each NIC port
-  std::array<uint16_t, UsidList::kCapacity> m_usidCommon{};
-  uint8_t m_usidVarMask = 0;
-  uint8_t m_usidVarCount = 0;
+  /// Per NIC port (SRv6 mode; null in entropy mode): the shared set its EVs' paths are in, where
+  /// they start, and the destination's uSIDs.
+  std::unique_ptr<MrcPortPaths[]> m_paths;
+  uint32_t m_evsPerPort = 1; ///< active and backup EVs of each NIC port
+  uint16_t m_perPlane = 0;   ///< active EVs of each NIC port at set-up
+  uint16_t m_numPorts = 0;
 
   // colder: backups and probes
   uint32_t m_probeSeq = 0;
-  std::vector<std::vector<uint16_t>> m_backups; ///< per NIC port, taken from the front
   /// An EV assumed bad, probed until a response brings it back: every `rounds` probe rounds,
   /// a number that doubles after each probe (up to ProbeIntervalMax / ProbeInterval).
   struct Probing

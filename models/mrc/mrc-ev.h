@@ -7,6 +7,7 @@
 #include "models/wire/udp-entropy.h"
 
 #include <cstdint>
+#include <iterator>
 
 namespace ns3
 {
@@ -37,23 +38,40 @@ EvStateName(EvState s)
   return "?";
 }
 
-/// \brief One entropy value of a queue pair. Its SRv6 path is kept by the QP's EV table
-/// (MrcEvTable::EvUsids), and so are its NIC port and plane (MrcEvTable::EvPort, EvPlane): a QP's
-/// EVs are numbered port by port.
+/// \brief The state of one entropy value of a queue pair: one byte, as a QP has 128-256 EVs and
+/// a large run hundreds of thousands of QPs. Everything else about an EV follows from its index in
+/// the QP's EV table (its id, echoed in SACK/NACK): its NIC port and plane (the EVs are numbered
+/// port by port: MrcEvTable::PortOfEv, EvPlane), its SRv6 path (MrcEvTable::EvUsids, from paths
+/// shared between QPs: MrcPathSet), its UDP source port (EvEntropy::Encode(id)), and whether it
+/// sprays or waits as a backup (the table's lists, kept apart once they leave their first shape).
 struct MrcEv
 {
-  // 4 bytes: a QP has 128-256 of them, and a large run thousands of QPs.
-  MrcEv() : active(false), usidCount(0) {}
-  uint16_t id = 0; ///< index in the QP's EV table (echoed in SACK/NACK)
   EvState state = EvState::Good;
-  uint8_t active : 1;    ///< in the spraying set (else a backup, or out for probing)
-  uint8_t usidCount : 7; ///< uSIDs of its SRv6 path (0 in entropy mode)
-
-  /// \brief UDP source port (entropy mode; also sent in SRv6 mode): EvEntropy::Encode(id).
-  uint16_t Entropy() const { return EvEntropy::Encode(id); }
 };
 
-static_assert(sizeof(MrcEv) == 4, "MrcEv: keep the EV table small");
+static_assert(sizeof(MrcEv) == 1, "MrcEv: keep the EV table small");
+
+/// \brief EV ids (indices into a QP's EV table), e.g. a NIC port's active EVs: a view that stays
+/// valid until the table changes its lists.
+class MrcEvIds
+{
+public:
+  MrcEvIds() = default;
+  MrcEvIds(const uint16_t* data, uint32_t size) : m_data(data), m_size(size) {}
+  uint32_t size() const { return m_size; }
+  bool empty() const { return m_size == 0; }
+  uint16_t operator[](uint32_t i) const { return m_data[i]; }
+  uint16_t front() const { return m_data[0]; }
+  uint16_t back() const { return m_data[m_size - 1]; }
+  const uint16_t* begin() const { return m_data; }
+  const uint16_t* end() const { return m_data + m_size; }
+  std::reverse_iterator<const uint16_t*> rbegin() const { return std::reverse_iterator<const uint16_t*>(end()); }
+  std::reverse_iterator<const uint16_t*> rend() const { return std::reverse_iterator<const uint16_t*>(begin()); }
+
+private:
+  const uint16_t* m_data = nullptr;
+  uint32_t m_size = 0;
+};
 
 } // namespace ns3
 

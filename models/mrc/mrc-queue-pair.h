@@ -90,9 +90,10 @@ public:
   /// returns how many.
   uint32_t MarkPathsAssumedBad(uint16_t port, const UsidList& prefix);
 
+  /// \brief The EVs' states, by id.
   const std::vector<MrcEv>& Evs() const { return m_evTable.Evs(); }
-  /// \brief The NIC port of an EV (its EVs are numbered port by port).
-  uint16_t EvPort(const MrcEv& ev) const { return m_evTable.EvPort(ev); }
+  /// \brief The NIC port of EV `id` (its EVs are numbered port by port).
+  uint16_t EvPort(uint16_t id) const { return m_evTable.PortOfEv(id); }
   /// \brief The plane of NIC port `port`.
   int PlaneOfPort(uint16_t port) const;
   /// \brief Whether a packet sent after packet `seq` on `loss.port` (or through its up-link) was
@@ -102,12 +103,12 @@ public:
   uint32_t FirstSwitchAfterLeaf(uint16_t port, const UsidList& path) const;
   /// \brief The T0 (fabric vertex) the remote GPU hangs off in `plane`.
   uint32_t RemoteLeaf(int plane) const;
-  /// \brief The plane of an EV.
-  int EvPlane(const MrcEv& ev) const { return m_evTable.EvPlane(ev); }
+  /// \brief The plane of EV `id`.
+  int EvPlane(uint16_t id) const { return m_evTable.EvPlane(id); }
   /// \brief The SRv6 path of EV `id` (empty in entropy mode).
   UsidList EvUsids(uint16_t id) const { return m_evTable.EvUsids(id); }
   /// \brief Active (spraying) EVs of NIC port `port`.
-  const std::vector<uint16_t>& ActiveEvs(uint16_t port) const { return m_evTable.ActiveEvs(port); }
+  MrcEvIds ActiveEvs(uint16_t port) const { return m_evTable.ActiveEvs(port); }
   RdmaQpCounters Counters() const override
   {
     return { m_sender.PacketsSent(), m_sender.Retransmissions(), m_loss.Timeouts(), m_loss.LossProbes() };

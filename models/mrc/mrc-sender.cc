@@ -108,7 +108,7 @@ MrcSender::MessageOf(uint64_t seq)
 }
 
 FramePtr
-MrcSender::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, int plane, bool ackRequest)
+MrcSender::BuildData(const Message& m, uint64_t seq, uint16_t ev, int plane, bool ackRequest)
 {
   RdmaNic& nic = m_qp.Nic();
   const uint64_t index = seq - m.firstSeq;
@@ -116,8 +116,8 @@ MrcSender::BuildData(const Message& m, uint64_t seq, const MrcEv& ev, int plane,
   const uint32_t payload = PayloadOf(m, seq);
   const bool first = index == 0;
   const bool last = index + 1 == m.packets;
-  FabricPacketSpec spec = m_qp.DataSpec(plane, ev.Entropy(), seq, first, last);
-  spec.usids = m_qp.EvTable().EvUsids(ev.id);
+  FabricPacketSpec spec = m_qp.DataSpec(plane, EvEntropy::Encode(ev), seq, first, last);
+  spec.usids = m_qp.EvTable().EvUsids(ev);
   spec.ackRequest = last || ackRequest;
   spec.payloadBytes = payload;
   // Every packet carries its place in the message: offset and the message's length.
@@ -159,12 +159,12 @@ MrcSender::NextPacket(uint16_t port, Time* retryAt)
     }
     return nullptr;
   }
-  int id = evs.Select(port);
-  if (id < 0)
+  const int selected = evs.Select(port);
+  if (selected < 0)
   {
     return nullptr;
   }
-  MrcEv& ev = evs.Ev(static_cast<uint16_t>(id));
+  const uint16_t ev = static_cast<uint16_t>(selected);
   const int plane = nic.PlaneOfPort(port); // the EV's: it is one of the port's
   // Ask for a SACK at once when this packet fills the window (or is a resend, or the last that can
   // go now): the receiver otherwise waits for SackEvery packets that the window will not let come.
@@ -184,7 +184,7 @@ MrcSender::NextPacket(uint16_t port, Time* retryAt)
   }
   loss.SetSentAt(seq, now); // a store only: the new slot is usually out of the caches
   MrcTxState& t = Tx(seq);
-  t.ev = ev.id;
+  t.ev = ev;
   t.lost = false;
   if (resend)
   {
@@ -199,7 +199,7 @@ MrcSender::NextPacket(uint16_t port, Time* retryAt)
     m_cc->OnSent(bytes, now);
   }
   loss.OnProgress(now);
-  m_qp.TraceDataSent(static_cast<uint32_t>(seq & kPsnMask), ev.id, plane, resend);
+  m_qp.TraceDataSent(static_cast<uint32_t>(seq & kPsnMask), ev, plane, resend);
   loss.ArmIfIdle();
   return p;
 }

@@ -103,7 +103,7 @@ private:
     Time posted;
   };
 
-  FramePtr BuildData(const Message& m, uint64_t seq, const MrcEv& ev, int plane, bool ackRequest);
+  FramePtr BuildData(const Message& m, uint64_t seq, uint16_t ev, int plane, bool ackRequest);
   void Ack(uint64_t seq, uint64_t& newlyAcked);
   /// \brief Payload bytes of data packet `seq` of message `m` (an MTU, less for the last).
   uint32_t PayloadOf(const Message& m, uint64_t seq) const;

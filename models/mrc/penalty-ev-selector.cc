@@ -29,19 +29,19 @@ PenaltyEvSelector::GetTypeId()
 PenaltyEvSelector::PenaltyEvSelector() = default;
 
 double
-PenaltyEvSelector::Current(const MrcEv& ev) const
+PenaltyEvSelector::Current(uint16_t id) const
 {
-  if (ev.id >= m_penalty.size() || m_penalty[ev.id].value == 0)
+  if (id >= m_penalty.size() || m_penalty[id].value == 0)
   {
     return 0;
   }
-  const Penalty& p = m_penalty[ev.id];
+  const Penalty& p = m_penalty[id];
   double halves = (Simulator::Now() - p.at).GetSeconds() / m_halfLife.GetSeconds();
   return p.value * std::exp2(-halves);
 }
 
 void
-PenaltyEvSelector::OnFeedback(MrcEv& ev, EvFeedback feedback)
+PenaltyEvSelector::OnFeedback(uint16_t id, EvFeedback feedback)
 {
   static const double weight[] = { 0, 1, 4, 16 }; // Acked, Ecn, Trim, Loss
   double add = weight[static_cast<int>(feedback)];
@@ -49,17 +49,17 @@ PenaltyEvSelector::OnFeedback(MrcEv& ev, EvFeedback feedback)
   {
     return;
   }
-  const double value = Current(ev) + add;
-  NS_LOG_LOGIC("EV " << ev.id << " penalty " << value);
-  if (ev.id >= m_penalty.size())
+  const double value = Current(id) + add;
+  NS_LOG_LOGIC("EV " << id << " penalty " << value);
+  if (id >= m_penalty.size())
   {
-    m_penalty.resize(ev.id + 1);
+    m_penalty.resize(id + 1);
   }
-  m_penalty[ev.id] = Penalty{ value, Simulator::Now() };
+  m_penalty[id] = Penalty{ value, Simulator::Now() };
 }
 
 int
-PenaltyEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port)
+PenaltyEvSelector::Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port)
 {
   if (static_cast<int>(m_next.size()) <= port)
   {
@@ -76,14 +76,14 @@ PenaltyEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& 
     MrcEv& ev = evs[candidates[k]];
     if (ev.state == EvState::Skip)
     {
-      Recover(ev);
+      Recover(ev, candidates[k]);
       continue;
     }
     if (ev.state != EvState::Good)
     {
       continue;
     }
-    double p = Current(ev);
+    double p = Current(candidates[k]);
     if (best < 0 || p < bestPenalty)
     {
       best = candidates[k];

@@ -18,8 +18,8 @@ class PenaltyEvSelector : public EvSelector
 public:
   static TypeId GetTypeId();
   PenaltyEvSelector();
-  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port) override;
-  void OnFeedback(MrcEv& ev, EvFeedback feedback) override;
+  int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override;
+  void OnFeedback(uint16_t id, EvFeedback feedback) override;
 
 private:
   /// Recent bad feedback of one EV, decaying.
@@ -28,7 +28,7 @@ private:
     double value = 0;
     Time at; ///< when value was last updated
   };
-  double Current(const MrcEv& ev) const;
+  double Current(uint16_t id) const;
   Time m_halfLife;
   std::vector<size_t> m_next;
   std::vector<Penalty> m_penalty; ///< by EV id, grown on the first feedback

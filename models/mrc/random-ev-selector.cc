@@ -32,7 +32,7 @@ RandomEvSelector::SetStream(uint64_t stream)
 }
 
 int
-RandomEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port)
+RandomEvSelector::Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port)
 {
   const size_t n = candidates.size();
   if (n == 0)
@@ -42,15 +42,16 @@ RandomEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& c
   // A few draws find a GOOD EV when most are; then fall back to a scan.
   for (int tries = 0; tries < 4; ++tries)
   {
-    MrcEv& ev = evs[candidates[SplitMix64(m_rng) % n]];
+    const uint16_t id = candidates[SplitMix64(m_rng) % n];
+    MrcEv& ev = evs[id];
     if (ev.state == EvState::Skip)
     {
-      Recover(ev);
+      Recover(ev, id);
       continue;
     }
     if (ev.state == EvState::Good)
     {
-      return ev.id;
+      return id;
     }
   }
   for (uint16_t c : candidates)

@@ -16,7 +16,7 @@ class RandomEvSelector : public EvSelector
 public:
   static TypeId GetTypeId();
   RandomEvSelector();
-  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port) override;
+  int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override;
   void SetStream(uint64_t stream) override;
 
 private:

@@ -18,7 +18,7 @@ RoundRobinEvSelector::GetTypeId()
 }
 
 int
-RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port)
+RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port)
 {
   if (static_cast<int>(m_next.size()) <= port)
   {
@@ -32,7 +32,7 @@ RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, const std::vector<uint16_t
     MrcEv& ev = evs[candidates[k]];
     if (ev.state == EvState::Skip)
     {
-      Recover(ev); // skipped for this rotation
+      Recover(ev, candidates[k]); // skipped for this rotation
       continue;
     }
     if (ev.state == EvState::Good)

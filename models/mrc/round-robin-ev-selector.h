@@ -14,7 +14,7 @@ class RoundRobinEvSelector : public EvSelector
 {
 public:
   static TypeId GetTypeId();
-  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port) override;
+  int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override;
 
 private:
   std::vector<size_t> m_next; ///< per NIC port

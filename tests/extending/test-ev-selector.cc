@@ -33,24 +33,24 @@ public:
     return tid;
   }
 
-  int Select(std::vector<MrcEv>& evs, const std::vector<uint16_t>& candidates, int port) override
+  int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override
   {
     for (auto it = candidates.rbegin(); it != candidates.rend(); ++it)
     {
       MrcEv& ev = evs[*it];
       if (ev.state == EvState::Skip)
       {
-        Recover(ev);
+        Recover(ev, *it);
       }
       if (ev.state == EvState::Good)
       {
-        s_picks.emplace_back(port, ev.id);
-        return ev.id;
+        s_picks.emplace_back(port, *it);
+        return *it;
       }
     }
     return -1;
   }
-  void OnFeedback(MrcEv&, EvFeedback) override { ++s_feedback; }
+  void OnFeedback(uint16_t, EvFeedback) override { ++s_feedback; }
   void SetStream(uint64_t stream) override { s_streams.insert(stream); }
 
   static inline std::vector<std::pair<int, uint16_t>> s_picks; ///< (port, EV) per Select

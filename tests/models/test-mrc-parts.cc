@@ -522,10 +522,11 @@ struct HealthBench
   std::pair<int, int> Marked(const MrcQueuePair& qp, const UsidList& prefix) const
   {
     int on = 0, bad = 0;
-    for (const MrcEv& ev : qp.Evs())
+    for (uint16_t id = 0; id < qp.Evs().size(); ++id)
     {
-      const UsidList path = qp.EvUsids(ev.id);
-      if (qp.EvPort(ev) != 0 || ev.state == EvState::Denied || path.size() < prefix.size() ||
+      const MrcEv& ev = qp.Evs()[id];
+      const UsidList path = qp.EvUsids(id);
+      if (qp.EvPort(id) != 0 || ev.state == EvState::Denied || path.size() < prefix.size() ||
           !std::equal(prefix.begin(), prefix.end(), path.begin()))
         continue;
       ++on;

@@ -547,13 +547,12 @@ TEST_CASE("mrc: the penalty selector passes over EVs with recent bad feedback", 
   // Four good EVs of one plane; a trim on EV 1 and a loss on EV 2: while their penalties last,
   // a rotation picks only EVs 0 and 3 (round robin would pick all four).
   std::vector<MrcEv> evs(4);
-  for (uint16_t i = 0; i < 4; ++i)
-    evs[i].id = i;
-  const std::vector<uint16_t> candidates{ 0, 1, 2, 3 };
+  const std::vector<uint16_t> ids{ 0, 1, 2, 3 };
+  const MrcEvIds candidates(ids.data(), 4);
   Ptr<EvSelector> penalty = CreateObject<PenaltyEvSelector>();
-  penalty->OnFeedback(evs[1], EvFeedback::Trim);
-  penalty->OnFeedback(evs[2], EvFeedback::Loss);
-  penalty->OnFeedback(evs[3], EvFeedback::Acked); // no penalty
+  penalty->OnFeedback(1, EvFeedback::Trim);
+  penalty->OnFeedback(2, EvFeedback::Loss);
+  penalty->OnFeedback(3, EvFeedback::Acked); // no penalty
   std::map<int, int> picked;
   for (int i = 0; i < 8; ++i)
     ++picked[penalty->Select(evs, candidates, 0)];
@@ -570,9 +569,6 @@ TEST_CASE("mrc: one codec maps EVs to UDP source ports and back", "[mrc]")
     const uint16_t port = EvEntropy::Encode(ev);
     CHECK(port == (0xC000 | ev));
     CHECK(EvEntropy::Decode(port) == ev);
-    MrcEv e;
-    e.id = ev;
-    CHECK(e.Entropy() == port);
   }
   CHECK(EvEntropy::Encode(0) == EvEntropy::kBase);
 }
@@ -584,12 +580,12 @@ TEST_CASE("mrc: one codec maps EVs to UDP source ports and back", "[mrc]")
 TEST_CASE("RandomEvSelector: independent streams per QP, repeated by a rerun", "[mrc][ev]")
 {
   std::vector<MrcEv> evs(64);
-  std::vector<uint16_t> candidates(64);
+  std::vector<uint16_t> ids(64);
   for (uint16_t i = 0; i < 64; ++i)
   {
-    evs[i].id = i;
-    candidates[i] = i;
+    ids[i] = i;
   }
+  const MrcEvIds candidates(ids.data(), 64);
   const auto draws = [&](uint64_t stream)
   {
     Ptr<RandomEvSelector> s = CreateObject<RandomEvSelector>();
@@ -626,23 +622,29 @@ TEST_CASE("EV selectors: a SKIP EV recovers through the EV table's setter", "[mr
     DYNAMIC_SECTION(type)
     {
       std::vector<MrcEv> evs(4);
-      std::vector<uint16_t> candidates{ 0, 1, 2, 3 };
+      const std::vector<uint16_t> ids{ 0, 1, 2, 3 };
+      const MrcEvIds candidates(ids.data(), 4);
       for (uint16_t i = 0; i < 4; ++i)
       {
-        evs[i].id = i;
         evs[i].state = EvState::Skip;
       }
       ObjectFactory factory;
       factory.SetTypeId(type);
       Ptr<EvSelector> s = factory.Create<EvSelector>();
-      std::vector<std::pair<uint16_t, EvState>> seen;
+      struct Log
+      {
+        std::vector<MrcEv>* evs;
+        std::vector<std::pair<uint16_t, EvState>> seen;
+      } log{ &evs, {} };
+      auto& seen = log.seen;
       s->SetStateSetter(
-        [](void* log, MrcEv& ev, EvState state)
+        [](void* log, uint16_t id, EvState state)
         {
-          static_cast<std::vector<std::pair<uint16_t, EvState>>*>(log)->push_back({ ev.id, state });
-          ev.state = state;
+          auto* l = static_cast<Log*>(log);
+          l->seen.push_back({ id, state });
+          (*l->evs)[id].state = state;
         },
-        &seen);
+        &log);
       // Every EV is SKIP: the selector passes each once, which makes it GOOD, and then picks one.
       const int picked = s->Select(evs, candidates, 0);
       REQUIRE(picked >= 0);
@@ -653,11 +655,11 @@ TEST_CASE("EV selectors: a SKIP EV recovers through the EV table's setter", "[mr
         CHECK(state == EvState::Good);
         CHECK(evs[id].state == EvState::Good);
       }
-      for (const MrcEv& ev : evs)
+      for (uint16_t id = 0; id < 4; ++id)
       {
         // An EV still SKIP was never passed; one that is GOOD got there through the setter.
-        const bool reported = std::any_of(seen.begin(), seen.end(), [&](const auto& p) { return p.first == ev.id; });
-        CHECK((ev.state == EvState::Skip || reported));
+        const bool reported = std::any_of(seen.begin(), seen.end(), [&](const auto& p) { return p.first == id; });
+        CHECK((evs[id].state == EvState::Skip || reported));
       }
     }
   }

@@ -1,0 +1,136 @@
+// MRC's shared path sets (MrcPathSet, MrcPathSets): what a QP reads from them is exactly what
+// FabricRouting::Path and Usids give for each EV's path index, QPs between the same T0s share one
+// set, and a set made before a link changed stays with the QPs that took it while new QPs get
+// paths of the new tables.
+#include "models/mrc/mrc-path-set.h"
+
+#include "topologies/fabric-routing.h"
+#include "topologies/fabric-spec.h"
+
+#include <catch2/catch.hpp>
+
+using namespace mrcsim;
+using namespace ns3;
+
+namespace
+{
+
+/// The uSIDs FabricRouting gives for path index `choice` (empty if there is no path).
+UsidList
+Expected(const FabricRouting& routing, uint32_t src, uint32_t dst, int plane, uint64_t choice)
+{
+  const auto path = routing.Path(src, dst, plane, choice);
+  return path.empty() ? UsidList() : UsidList(routing.Usids(path, dst, plane));
+}
+
+bool
+Same(const UsidList& a, const UsidList& b)
+{
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+} // namespace
+
+TEST_CASE("mrc path sets: every EV's uSIDs are the routing's for its path index", "[mrc][paths]")
+{
+  const Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));
+  const FabricRouting routing(fabric);
+  const uint64_t offsets[] = { 0, 5, 123456789, (uint64_t(1) << 47) + 3 };
+  for (uint32_t src : { 0u, 7u, 40u })
+  {
+    for (uint32_t dst : { 1u, 33u, 63u, src })
+    {
+      for (int plane = 0; plane < fabric.NumPlanes(); ++plane)
+      {
+        for (uint64_t offset : offsets)
+        {
+          const MrcPortPaths paths = MrcPathSets::Get(routing, src, dst, plane, offset, 24);
+          for (uint32_t k = 0; k < 24; ++k)
+          {
+            const UsidList expected = Expected(routing, src, dst, plane, offset + k);
+            INFO("gpu " << src << " -> " << dst << ", plane " << plane << ", offset " << offset << ", EV " << k);
+            CHECK(Same(paths.Usids(k), expected));
+            CHECK((paths.PathOf(k) >= 0) == !expected.empty());
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("mrc path sets: a path index's path repeats with the routing's period", "[mrc][paths]")
+{
+  const Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));
+  const FabricRouting routing(fabric);
+  const uint64_t period = routing.PathPeriod(0, 63, 0, 1 << 20);
+  REQUIRE(period > 1);
+  CHECK(routing.PathPeriod(0, 63, 0, period - 1) == 0); // beyond the cap
+  CHECK(routing.PathPeriod(5, 5, 0, 1 << 20) == 1);     // no path to itself
+  for (uint64_t c = 0; c < 3 * period; ++c)
+  {
+    CHECK(Same(Expected(routing, 0, 63, 0, c), Expected(routing, 0, 63, 0, c % period)));
+  }
+}
+
+TEST_CASE("mrc path sets: QPs between the same T0s share one set, with their own destination uSIDs",
+          "[mrc][paths]")
+{
+  const Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));
+  const FabricRouting routing(fabric);
+  // GPUs 0 and 1 under one T0, 62 and 63 under another (of every plane).
+  REQUIRE(routing.Attach(0, 0).leaf == routing.Attach(1, 0).leaf);
+  REQUIRE(routing.Attach(62, 0).leaf == routing.Attach(63, 0).leaf);
+  REQUIRE(routing.Attach(0, 0).leaf != routing.Attach(63, 0).leaf);
+  const MrcPortPaths a = MrcPathSets::Get(routing, 0, 62, 0, 11, 8);
+  const MrcPortPaths b = MrcPathSets::Get(routing, 1, 63, 0, 999, 8);
+  CHECK(a.set == b.set);
+  CHECK(a.set->ByHopGroups()); // a regular two-tier plane: the T0's up-ports, then the T1's links
+  CHECK(a.set->MemoryBytes() < 1024);
+  CHECK(a.tail != b.tail);
+  const MrcPortPaths other = MrcPathSets::Get(routing, 0, 62, 1, 11, 8); // another plane
+  CHECK(other.set != a.set);
+}
+
+TEST_CASE("mrc path sets: a link going down gives new QPs new paths and leaves old ones theirs", "[mrc][paths]")
+{
+  const Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));
+  FabricRouting routing(fabric);
+  const MrcPortPaths before = MrcPathSets::Get(routing, 0, 63, 0, 0, 16);
+  const UsidList first = before.Usids(0);
+  REQUIRE(!first.empty());
+  // The source T0's up-link that EV 0 takes goes down.
+  const Attachment& a = routing.Attach(0, 0);
+  const uint32_t link = fabric.LinkAt(a.leaf, FabricRouting::UsidPort(first[0])).id;
+  const uint64_t version = routing.Version();
+  routing.SetLinkUp(link, false);
+  routing.Update();
+  CHECK(routing.Version() != version);
+  const MrcPortPaths after = MrcPathSets::Get(routing, 0, 63, 0, 0, 16);
+  CHECK(after.set != before.set);
+  CHECK(Same(before.Usids(0), first)); // the old QP keeps what it took
+  for (uint32_t k = 0; k < 16; ++k)
+  {
+    CHECK(Same(after.Usids(k), Expected(routing, 0, 63, 0, k)));
+    CHECK((after.Usids(k).empty() || after.Usids(k)[0] != first[0]));
+  }
+}
+
+TEST_CASE("mrc path sets: a set of rows gives the routing's uSIDs for its indices", "[mrc][paths]")
+{
+  // The form for planes whose groups differ by branch (and a QP's own paths beyond kMaxShared).
+  const Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));
+  const FabricRouting routing(fabric);
+  const MrcPathSet rows(routing, 3, 60, 5, 1000, 40);
+  REQUIRE(rows.Size() == 40);
+  CHECK_FALSE(rows.ByHopGroups());
+  const Attachment& dst = routing.Attach(60, 5);
+  for (uint32_t i = 0; i < 40; ++i)
+  {
+    REQUIRE(rows.HasPath(i));
+    uint16_t usids[UsidList::kCapacity];
+    const uint32_t n = rows.Write(i, usids);
+    usids[n] = FabricRouting::PortUsid(dst.leafPort);
+    usids[n + 1] = FabricRouting::PortUsid(dst.gpuPort);
+    CHECK(Same(UsidList(usids, usids + n + 2), Expected(routing, 3, 60, 5, 1000 + i)));
+  }
+}
