@@ -326,6 +326,26 @@ RejectGroups(const WorkloadSpec& spec)
   }
 }
 
+/// The running workload of `spec`: `groups`, each running its algorithm of `algorithms`, with
+/// the spec's iterations, start and compute gap; `collective`: their instances are collectives
+/// (records, bus bandwidth) rather than a traffic pattern.
+std::unique_ptr<Workload>
+SpecWorkload(const WorkloadSpec& spec,
+             std::vector<std::vector<uint32_t>> groups,
+             std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms,
+             bool collective,
+             const IdealModel& ideal)
+{
+  return std::make_unique<CollectiveWorkload>(spec.name,
+                                              std::move(groups),
+                                              std::move(algorithms),
+                                              spec.iterations,
+                                              MicrosecondsToTime(spec.startUs),
+                                              MicrosecondsToTime(spec.computeUs),
+                                              collective,
+                                              ideal);
+}
+
 /// The algorithm of group `group` (of `ranks` ranks) of a grouped workload.
 using AlgorithmMaker = std::unique_ptr<CollectiveAlgorithm> (*)(const WorkloadSpec& spec,
                                                                 uint32_t ranks,
@@ -347,14 +367,7 @@ MakeGrouped(const WorkloadSpec& spec,
   {
     algorithms.push_back(algorithm(spec, static_cast<uint32_t>(groups[g].size()), seed, g));
   }
-  return std::make_unique<CollectiveWorkload>(spec.name,
-                                              std::move(groups),
-                                              std::move(algorithms),
-                                              spec.iterations,
-                                              MicrosecondsToTime(spec.startUs),
-                                              MicrosecondsToTime(spec.computeUs),
-                                              collective,
-                                              ideal);
+  return SpecWorkload(spec, std::move(groups), std::move(algorithms), collective, ideal);
 }
 
 /// A ring collective over each group: flat on a fabric without scale-up domains, else NCCL's
@@ -373,14 +386,7 @@ MakeRingWorkload(const WorkloadSpec& spec, const IdealModel& ideal, RingCollecti
                                   pipeline,
                                   DomainRingLayout(group, ideal.scaleUp, spec.pipelined ? spec.channels : 1)));
   }
-  return std::make_unique<CollectiveWorkload>(spec.name,
-                                              std::move(groups),
-                                              std::move(algorithms),
-                                              spec.iterations,
-                                              MicrosecondsToTime(spec.startUs),
-                                              MicrosecondsToTime(spec.computeUs),
-                                              true,
-                                              ideal);
+  return SpecWorkload(spec, std::move(groups), std::move(algorithms), true, ideal);
 }
 
 std::unique_ptr<Workload>
@@ -437,14 +443,7 @@ MakeAllToAllWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& 
       algorithms.push_back(MakeAllToAllPxn(
         static_cast<uint32_t>(group.size()), spec.bytes, spec.mode == "pairwise", group, ideal.scaleUp));
     }
-    return std::make_unique<CollectiveWorkload>(spec.name,
-                                                std::move(groups),
-                                                std::move(algorithms),
-                                                spec.iterations,
-                                                MicrosecondsToTime(spec.startUs),
-                                                MicrosecondsToTime(spec.computeUs),
-                                                true,
-                                                ideal);
+    return SpecWorkload(spec, std::move(groups), std::move(algorithms), true, ideal);
   }
   auto a2a = [](const WorkloadSpec& s, uint32_t ranks, uint64_t, std::size_t)
   { return MakeAllToAll(ranks, s.bytes, s.mode == "pairwise"); };
@@ -483,14 +482,8 @@ MakeTrainStepWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& idea
   {
     Fail(spec, "a2a_bytes", "the step has no collective (every group of one GPU, or every size 0)");
   }
-  return std::make_unique<CollectiveWorkload>(spec.name,
-                                              std::vector<std::vector<uint32_t>>{ spec.gpus.gpus },
-                                              std::move(algorithms),
-                                              spec.iterations,
-                                              MicrosecondsToTime(spec.startUs),
-                                              MicrosecondsToTime(spec.computeUs),
-                                              true,
-                                              ideal);
+  return SpecWorkload(
+    spec, std::vector<std::vector<uint32_t>>{ spec.gpus.gpus }, std::move(algorithms), true, ideal);
 }
 
 std::unique_ptr<Workload>

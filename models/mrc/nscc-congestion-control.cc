@@ -118,7 +118,7 @@ NsccCongestionControl::OnAck(uint64_t bytes, Time rtt, bool ecn)
   // window): at a last hop, where no ECN marks, the cut that brings an incast's senders to their
   // achieved rates and so towards equal shares.
   if (m_quickAdaptDelay > 0 && delay > m_quickAdaptDelay * target &&
-      double(std::max(m_ackedLastWindow, m_ackedInWindow)) < m_maxWindowBdp * m_bdp / 8 && QuickAdapt())
+      double(Achieved()) < m_maxWindowBdp * m_bdp / 8 && QuickAdapt())
   {
     return;
   }
@@ -182,7 +182,7 @@ NsccCongestionControl::QuickAdapt()
   {
     return false;
   }
-  const uint64_t achieved = std::max(m_ackedLastWindow, m_ackedInWindow);
+  const uint64_t achieved = Achieved();
   if (achieved > 0 && achieved < m_window.Get())
   {
     Set(double(achieved));

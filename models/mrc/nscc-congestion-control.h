@@ -20,6 +20,8 @@
 
 #include "ns3/traced-value.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -40,6 +42,8 @@ public:
 
 private:
   bool QuickAdapt();
+  /// What the path delivered lately: the larger of the last whole base RTT's and the current one's acknowledged bytes.
+  uint64_t Achieved() const { return std::max(m_ackedLastWindow, m_ackedInWindow); }
   void Set(double window);
 
   double m_targetFactor;
