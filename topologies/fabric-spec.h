@@ -15,18 +15,15 @@
 namespace mrcsim
 {
 
-/// \brief One-way propagation delays of the two classes of link (docs/MODEL.md, "Links"). Both
-/// default to 1 us (about 200 m of fibre). A cluster's cables are shorter to the leaf: 5 m of
-/// copper or active optical cable between a NIC and its leaf (Meta cables servers to their rack
-/// switch with copper: Gangidi et al., "RDMA over Ethernet for Distributed AI Training at Meta
-/// Scale", SIGCOMM 2024) is about 25 ns, and 100 m of single-mode fibre between rows at 4.9 ns/m
-/// (CommScope, "Latency in optical fibers", 2017) 490 ns. Those are not the defaults yet: with them
-/// a 7-to-1 MRC incast phase-locks (the same senders always meet a full last hop) and its victim
-/// flow gets 1.28x its fair time instead of 1.08x (docs/MODEL.md, "Choices and known limits").
+/// \brief One-way propagation delays of the two classes of link (docs/MODEL.md, "Links"), by cable
+/// length at 4.9 ns/m of single-mode fibre (CommScope, "Latency in optical fibers", 2017): 5 m of
+/// copper or active optical cable between a NIC and its leaf in the same rack (Meta cables servers
+/// to their rack switch with copper: Gangidi et al., "RDMA over Ethernet for Distributed AI
+/// Training at Meta Scale", SIGCOMM 2024), 25 ns; 100 m of fibre between rows, 490 ns.
 struct LinkDelays
 {
-  uint32_t gpuNs = 1000;    ///< GPU (NIC port) to tier-0 switch
-  uint32_t fabricNs = 1000; ///< between switches, every tier
+  uint32_t gpuNs = 25;     ///< GPU (NIC port) to tier-0 switch
+  uint32_t fabricNs = 490; ///< between switches, every tier
 };
 
 /// \brief P independent two-tier Clos planes; each GPU's NIC has one port in every plane.

@@ -53,6 +53,8 @@ LossCauseName(MrcLossCause cause)
     return "RACK";
   case MrcLossCause::Timer:
     return "timer";
+  case MrcLossCause::Probe:
+    return "tail-loss probe";
   case MrcLossCause::Trim:
     return "trim";
   case MrcLossCause::PathDown:
@@ -90,12 +92,13 @@ MrcLossDetector::DeclareLost(uint64_t seq, MrcLossCause cause)
     return true;
   case MrcLossCause::Rack:
   case MrcLossCause::Timer:
+  case MrcLossCause::Probe:
     break;
   }
   sender.CongestionControl().OnLoss();
   m_qp.EvTable().OnLoss(t.ev);
   m_qp.ReportPathLoss(seq, cause == MrcLossCause::Rack);
-  if (++again.retries > m_qp.RetryLimit())
+  if (cause != MrcLossCause::Probe && ++again.retries > m_qp.RetryLimit())
   {
     m_qp.FailQp("PSN " + std::to_string(seq & kPsnMask) + " lost " + std::to_string(again.retries) +
                 " times (retry limit " + std::to_string(m_qp.RetryLimit()) + ")");
@@ -314,7 +317,7 @@ MrcLossDetector::OnTimer()
     const uint64_t s = FrontSeq();
     NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": tail-loss probe resends PSN " << (s & kPsnMask));
     PopFront();
-    DeclareLost(s, MrcLossCause::Timer);
+    DeclareLost(s, MrcLossCause::Probe);
     ++m_lossProbes;
     m_lastProgress = now;
     m_qp.WakeAllPorts();

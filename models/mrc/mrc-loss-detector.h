@@ -33,7 +33,8 @@ class MrcQueuePair;
 enum class MrcLossCause : uint8_t
 {
   Rack,     ///< a packet sent a reordering window after it was acknowledged
-  Timer,    ///< the tail-loss probe or the retransmission timeout (a guess: nothing came back)
+  Timer,    ///< the retransmission timeout (a guess: nothing came back)
+  Probe,    ///< the tail-loss probe: the oldest outstanding packet goes again after a silence
   Trim,     ///< the receiver NACKed it as trimmed: the path works, a queue was full
   PathDown, ///< its NIC port went down, or the NIC's QPs learnt that its path fails (MrcPathHealth)
 };
@@ -125,9 +126,13 @@ public:
   /// |----------|--------------------|-----------------------|-----------------------------|-------------|
   /// | Rack     | OnLoss             | OnLoss: ASSUMED_BAD   | told (a later packet came)  | counts      |
   /// | Timer    | OnLoss             | OnLoss: ASSUMED_BAD   | told (a guess)              | counts      |
+  /// | Probe    | OnLoss             | OnLoss: ASSUMED_BAD   | told (a guess)              | -           |
   /// | Trim     | OnTrim             | (the NACK's own echo) | -                           | -           |
   /// | PathDown | -                  | (already marked)      | - (it is what told)         | -           |
   ///
+  /// A tail-loss probe is not a retry: it comes every LossProbeRtts smoothed RTTs of silence, so
+  /// counting it would spend a packet's retry budget (RetryLimit timeouts, NoPathTimeout) in a
+  /// few hundred microseconds.
   /// A trim proves the path and the peer work, and a port or path found down is no congestion
   /// and no sign of a dead peer; the EV of a trim is told by the NACK (MrcEvTable::OnTrim), as
   /// an ECN echo is by its SACK, whether or not the packet was still outstanding.

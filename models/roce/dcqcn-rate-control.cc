@@ -26,11 +26,12 @@ DcqcnRateControl::GetTypeId()
       .SetParent<Object>()
       .AddConstructor<DcqcnRateControl>()
       .AddAttribute("Profile",
-                    "Parameter profile; attributes left at their defaults take its values. Paper (default): Zhu "
-                    "et al., SIGCOMM 2015. ConnectX: NVIDIA ConnectX firmware defaults (file comment).",
-                    EnumValue(PAPER),
+                    "Parameter profile; attributes left at their defaults take its values. Paper: Zhu et al., "
+                    "SIGCOMM 2015. ConnectX: NVIDIA ConnectX firmware defaults. Tuned (default): ConnectX's "
+                    "algorithm as tuned for a 400G AI cluster, Peng et al., USENIX ATC 2025 (file comment).",
+                    EnumValue(TUNED),
                     MakeEnumAccessor(&DcqcnRateControl::m_profile),
-                    MakeEnumChecker(PAPER, "Paper", CONNECTX, "ConnectX"))
+                    MakeEnumChecker(PAPER, "Paper", CONNECTX, "ConnectX", TUNED, "Tuned"))
       .AddAttribute("G",
                     "Gain g of alpha. 0: the profile's (Paper 1/256; ConnectX dce_tcp_g 1019, i.e. "
                     "alpha = 1019/1024 alpha [+ 5/1024]: g = 5/1024).",
@@ -50,7 +51,7 @@ DcqcnRateControl::GetTypeId()
                     MakeTimeChecker(Time(0)))
       .AddAttribute("RateIncreasePeriod",
                     "T: one rate-increase timer stage per T. 0: the profile's (Paper 55 us; ConnectX "
-                    "rpg_time_reset 300 us).",
+                    "rpg_time_reset 300 us; Tuned 60 us).",
                     TimeValue(Time(0)),
                     MakeTimeAccessor(&DcqcnRateControl::m_ratePeriod),
                     MakeTimeChecker(Time(0)))
@@ -69,7 +70,7 @@ DcqcnRateControl::GetTypeId()
       .AddAttribute("AdditiveIncrease",
                     "R_AI: target-rate step of additive increase. 0: the profile's (Paper: the line rate / "
                     "1,000, its 40 Mb/s at 40G scaled with the rate, 100 Mb/s on a 100G plane; ConnectX "
-                    "rpg_ai_rate 5 Mb/s).",
+                    "rpg_ai_rate 5 Mb/s; Tuned 14 Mb/s).",
                     DataRateValue(DataRate(0)),
                     MakeDataRateAccessor(&DcqcnRateControl::m_rai),
                     MakeDataRateChecker())
@@ -88,10 +89,17 @@ DcqcnRateControl::GetTypeId()
       .AddAttribute("CutInterval",
                     "Minimum time between two rate cuts; a CNP sooner is deferred to the interval's end. "
                     "Negative: the profile's (Paper 0, every CNP cuts, its NP sending at most one per 50 us; "
-                    "ConnectX rate_reduce_monitor_period 4 us).",
+                    "ConnectX rate_reduce_monitor_period 4 us; Tuned 1 us).",
                     TimeValue(NanoSeconds(-1)),
                     MakeTimeAccessor(&DcqcnRateControl::m_cutInterval),
                     MakeTimeChecker(NanoSeconds(-1)))
+      .AddAttribute("MinDecreaseFactor",
+                    "A cut leaves at least this fraction of the rate: Rc = Rc max(1 - alpha/2, factor) "
+                    "(ConnectX rpg_min_dec_fac). 0: the profile's (Paper and ConnectX 0.5, which no cut "
+                    "reaches as alpha <= 1; Tuned 0.95).",
+                    DoubleValue(0),
+                    MakeDoubleAccessor(&DcqcnRateControl::m_minDecreaseFactor),
+                    MakeDoubleChecker<double>(0.0, 1.0))
       .AddAttribute("AlphaIdleThreshold",
                     "Alpha below this counts as zero: back at line rate, the timers stop (1/1024, the "
                     "resolution of ConnectX's 10-bit alpha).",
@@ -130,8 +138,55 @@ DcqcnRateControl::EcnThresholdsOf(Profile profile, DataRate rate)
 Time
 DcqcnRateControl::NpCnpInterval(Profile profile)
 {
-  // Zhu et al. 2015: at most one CNP per flow per 50 us; ConnectX min_time_between_cnps 4 us.
-  return profile == PAPER ? MicroSeconds(50) : MicroSeconds(4);
+  // Zhu et al. 2015: at most one CNP per flow per 50 us; ConnectX min_time_between_cnps 4 us;
+  // Tuned: 1 us (Peng et al. 2025: 0-2 us, the interval a BlueField-3 answers at).
+  switch (profile)
+  {
+  case PAPER:
+    return MicroSeconds(50);
+  case CONNECTX:
+    return MicroSeconds(4);
+  default:
+    return MicroSeconds(1);
+  }
+}
+
+DcqcnRateControl::ProfileValues
+DcqcnRateControl::ValuesOf(Profile profile, DataRate lineRate)
+{
+  ProfileValues v;
+  if (profile == PAPER)
+  {
+    // Zhu et al. 2015, Section 5; R_AI 40 Mb/s at 40G scaled with the line rate; R_HAI 10 x R_AI.
+    v.g = 1.0 / 256;
+    v.initialAlpha = 1.0;
+    v.alphaPeriod = MicroSeconds(55);
+    v.ratePeriod = MicroSeconds(55);
+    v.byteCounter = 10000000;
+    v.fastRecoverySteps = 5;
+    v.cutInterval = Time(0);
+    v.aiBps = std::max<uint64_t>(1, lineRate.GetBitRate() / 1000);
+    v.haiBps = 10 * v.aiBps;
+    v.periodicAlpha = false;
+    return v;
+  }
+  // ConnectX firmware defaults (the file comment); Tuned changes five of them, each to a value in
+  // the range Peng et al. give (USENIX ATC 2025, Table 2): a cut per CNP (rate_reduce_monitor_period
+  // 1 us, of 1-4) of at most 5% (rpg_min_dec_fac 95, of 80-98: the smallest cut Barre's own beta,
+  // 0.95-0.99, makes), rpg_ai_rate 14 Mb/s and rpg_time_reset 60 us (the middles of 8-20 and 20-100).
+  const bool tuned = profile == TUNED;
+  v.g = 5.0 / 1024;
+  v.initialAlpha = 1023.0 / 1024;
+  v.alphaPeriod = MicroSeconds(1);
+  v.ratePeriod = tuned ? MicroSeconds(60) : MicroSeconds(300);
+  v.byteCounter = 32767;
+  v.fastRecoverySteps = 1;
+  v.cutInterval = tuned ? MicroSeconds(1) : MicroSeconds(4);
+  v.minDecreaseFactor = tuned ? 0.95 : 0.5;
+  v.aiBps = tuned ? 14000000 : 5000000;
+  v.haiBps = 50000000;
+  v.periodicAlpha = true;
+  return v;
 }
 
 DcqcnRateControl::Profile
@@ -160,28 +215,23 @@ DcqcnRateControl::Start(DataRate lineRate)
                   "DcqcnRateControl: line rate " << lineRate << " is below MinRate " << m_minRate);
   NS_LOG_FUNCTION(this << lineRate);
   Stop();
-  const bool paper = m_profile == PAPER;
+  const ProfileValues v = ValuesOf(m_profile, lineRate);
   m_running = true;
   m_lineRate = lineRate.GetBitRate();
-  m_gIn = m_g > 0 ? m_g : (paper ? 1.0 / 256 : 5.0 / 1024);
-  m_alphaPeriodIn = m_alphaPeriod.IsStrictlyPositive() ? m_alphaPeriod : (paper ? MicroSeconds(55) : MicroSeconds(1));
-  m_ratePeriodIn = m_ratePeriod.IsStrictlyPositive() ? m_ratePeriod : (paper ? MicroSeconds(55) : MicroSeconds(300));
-  m_byteCounterIn = m_byteCounter > 0 ? m_byteCounter : (paper ? 10000000 : 32767);
-  m_fastRecoveryIn = m_fastRecoverySteps != UINT32_MAX ? m_fastRecoverySteps : (paper ? 5 : 1);
-  m_cutIntervalIn = !m_cutInterval.IsNegative() ? m_cutInterval : (paper ? Time(0) : MicroSeconds(4));
-  m_periodicAlpha = !paper;
-  m_clampAfterTimer = !paper;
-  if (m_rai.GetBitRate() > 0)
-    m_aiBps = m_rai.GetBitRate();
-  else
-    m_aiBps = paper ? std::max<uint64_t>(1, m_lineRate / 1000) : 5000000;
-  if (m_rhai.GetBitRate() > 0)
-    m_haiBps = m_rhai.GetBitRate();
-  else
-    m_haiBps = paper ? 10 * m_aiBps : 50000000;
+  m_gIn = m_g > 0 ? m_g : v.g;
+  m_alphaPeriodIn = m_alphaPeriod.IsStrictlyPositive() ? m_alphaPeriod : v.alphaPeriod;
+  m_ratePeriodIn = m_ratePeriod.IsStrictlyPositive() ? m_ratePeriod : v.ratePeriod;
+  m_byteCounterIn = m_byteCounter > 0 ? m_byteCounter : v.byteCounter;
+  m_fastRecoveryIn = m_fastRecoverySteps != UINT32_MAX ? m_fastRecoverySteps : v.fastRecoverySteps;
+  m_minDecreaseIn = m_minDecreaseFactor > 0 ? m_minDecreaseFactor : v.minDecreaseFactor;
+  m_cutIntervalIn = !m_cutInterval.IsNegative() ? m_cutInterval : v.cutInterval;
+  m_periodicAlpha = v.periodicAlpha;
+  m_clampAfterTimer = v.periodicAlpha;
+  m_aiBps = m_rai.GetBitRate() > 0 ? m_rai.GetBitRate() : v.aiBps;
+  m_haiBps = m_rhai.GetBitRate() > 0 ? m_rhai.GetBitRate() : (m_profile == PAPER ? 10 * m_aiBps : v.haiBps);
   m_targetRate = m_lineRate;
   SetRate(m_lineRate);
-  m_alpha = m_initialAlpha > 0 ? m_initialAlpha : (paper ? 1.0 : 1023.0 / 1024);
+  m_alpha = m_initialAlpha > 0 ? m_initialAlpha : v.initialAlpha;
   m_timerStages = 0;
   m_byteStages = 0;
   m_bytes = 0;
@@ -266,7 +316,7 @@ DcqcnRateControl::Cut()
   {
     PeriodicAlpha(Simulator::Now(), true);
   }
-  auto cut = static_cast<uint64_t>(static_cast<double>(m_rate) * (1.0 - m_alpha / 2));
+  auto cut = static_cast<uint64_t>(static_cast<double>(m_rate) * std::max(1.0 - double(m_alpha) / 2, m_minDecreaseIn));
   SetRate(std::max(cut, m_minRate.GetBitRate()));
   if (!m_periodicAlpha)
   {

@@ -2,11 +2,10 @@
 // al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015, Section 3: a CNP cuts
 // the rate by alpha/2; a timer and a byte counter then raise it by fast recovery, additive and
 // hyper increase. Leaves out: the NP (CNP generation) and CP (ECN marking), packet pacing (the QP
-// asks GetRate()), ConnectX's fixed-point arithmetic and its rate_to_set_on_first_cnp and
-// rpg_min_dec_fac options (at their defaults they change nothing: no rate set on the first CNP,
-// and no cut exceeds 50% as alpha <= 1).
+// asks GetRate()), ConnectX's fixed-point arithmetic and its rate_to_set_on_first_cnp option (at
+// its default, no rate is set on the first CNP).
 //
-// Two parameter profiles (attribute Profile); every other attribute left at its default takes
+// Three parameter profiles (attribute Profile); every other attribute left at its default takes
 // the profile's value:
 // - Paper (Zhu et al. 2015): alpha = (1-g) alpha + g on each CNP and (1-g) alpha after each K
 //   without one; Rt = Rc on every cut; g = 1/256, K = T = 55 us, B = 10 MB, F = 5; R_AI 40 Mb/s
@@ -19,16 +18,26 @@
 //   initial_alpha_value 1023/1024; at most one cut per rate_reduce_monitor_period = 4 us;
 //   clamp_tgt_rate 0 and clamp_tgt_rate_after_time_inc 1: a cut sets Rt = Rc only if the timer
 //   raised the rate since the last cut; rpg_time_reset T = 300 us, rpg_byte_reset B = 32,767
-//   bytes, rpg_threshold F = 1, rpg_ai_rate 5 Mb/s, rpg_hai_rate 50 Mb/s, rpg_min_rate 1 Mb/s.
-//   NVIDIA gives these in absolute units for every line rate; they are not scaled.
-// The profile also names the NP's CNP interval (NpCnpInterval: 50 us / min_time_between_cnps
-// 4 us) and the CP's ECN thresholds (EcnThresholds), which the QP and the scenario runner use.
-// Default: Paper, the algorithm the RoCEv2 baseline is specified by. ConnectX is not the default
-// because in this model, at 100G with PFC holding queues above its 150 KB Kmin, its cuts every
-// 4 us drive a deeply cut QP below 1 Gb/s, where its 32 KB byte counter takes milliseconds to
-// fill (only the 300 us timer lifts it) while its competitor recovers in microseconds; ACK
-// coalescing then leaves it without an ACK for longer than the retransmission timeout
-// (docs/MODEL.md gives the figures).
+//   bytes, rpg_threshold F = 1, rpg_ai_rate 5 Mb/s, rpg_hai_rate 50 Mb/s, rpg_min_dec_fac 50%
+//   (no cut below half the rate), rpg_min_rate 1 Mb/s. NVIDIA gives these in absolute units for
+//   every line rate; they are not scaled.
+// - Tuned (the default): ConnectX's algorithm and defaults with the five parameters that
+//   ByteDance retuned for its 400G BlueField-3 AI clusters (Peng et al., "Barre", USENIX ATC 2025,
+//   Section 6.3 and Table 2, which gives ranges): min_time_between_cnps 1 us (0-2 us; the paper's
+//   text: a BlueField-3 answers with CNPs every 1 us), rate_reduce_monitor_period 1 us (1-4 us:
+//   every CNP cuts), rpg_min_dec_fac 95% (80-98%; Barre itself cuts by 0.95-0.99 per CNP),
+//   rpg_ai_rate 14 Mb/s and rpg_time_reset 60 us (the middles of 8-20 Mb/s and 20-100 us). The
+//   paper reports that with the defaults four flows into one server oscillate, unfair and with the
+//   link underused, and that with the tuned values they converge to fair shares at near full use.
+// The profile also names the NP's CNP interval (NpCnpInterval: 50 us / 4 us / 1 us) and the CP's
+// ECN thresholds (EcnThresholds: the paper's, scaled; NVIDIA's switch defaults for ConnectX and
+// Tuned, the tuning paper giving none), which the QP and the scenario runner use.
+// Why Tuned is the default: the baseline stands for RoCEv2 as a production AI cluster runs it. With
+// the Paper or ConnectX profile, a cut halves the rate (alpha near 1) once per CNP interval for as
+// long as the bottleneck's queue, filled by the senders before the first CNP and held upstream by
+// PFC, stays above Kmax: the rate falls far below the fair share before the queue drains, and
+// recovers at R_AI per timer period (docs/MODEL.md gives the trace). Small cuts at the CNP rate stop
+// within a microsecond of the marks stopping.
 //
 // Stage counting (our reading, as in the HPCC ns-3 DCQCN code): an increase event is
 // classified by the stages completed *before* it, so the first F events after a CNP are fast
@@ -62,7 +71,8 @@ public:
   enum Profile
   {
     PAPER,   ///< Zhu et al., SIGCOMM 2015
-    CONNECTX ///< NVIDIA ConnectX firmware defaults
+    CONNECTX, ///< NVIDIA ConnectX firmware defaults
+    TUNED     ///< ConnectX's algorithm as tuned for a 400G AI cluster (Peng et al., USENIX ATC 2025)
   };
 
   /// \brief ECN marking (the CP) that goes with a profile.
@@ -125,6 +135,23 @@ private:
   /// CNP arrived raises it, every other lowers it). Writes it back if `commit`.
   double PeriodicAlpha(Time now, bool commit);
 
+  /// The values a profile gives the attributes left at 0 (see the file comment).
+  struct ProfileValues
+  {
+    double g = 0;
+    double initialAlpha = 0;
+    Time alphaPeriod;
+    Time ratePeriod;
+    uint64_t byteCounter = 0;
+    uint32_t fastRecoverySteps = 0;
+    Time cutInterval;
+    double minDecreaseFactor = 0.5; ///< 0.5: no bound, as alpha <= 1
+    uint64_t aiBps = 0;
+    uint64_t haiBps = 0;
+    bool periodicAlpha = false; ///< ConnectX's alpha grid and its target clamping after a timer increase
+  };
+  static ProfileValues ValuesOf(Profile profile, DataRate lineRate);
+
   // ---- attributes (0, or the largest value for FastRecoverySteps and a negative CutInterval:
   // the profile's) --------------------------------------------------------------------------------
   Profile m_profile;
@@ -140,6 +167,7 @@ private:
   uint64_t m_haiBps = 0; ///< R_HAI in effect
   DataRate m_minRate;
   Time m_cutInterval;
+  double m_minDecreaseFactor;
   double m_alphaIdleThreshold;
 
   // ---- parameters in effect (attributes resolved against the profile at Start) -----------------
@@ -149,6 +177,7 @@ private:
   uint64_t m_byteCounterIn = 0;
   uint32_t m_fastRecoveryIn = 0;
   Time m_cutIntervalIn;
+  double m_minDecreaseIn = 0.5;
   bool m_periodicAlpha = false;    ///< ConnectX: alpha on a grid of AlphaUpdatePeriod
   bool m_clampAfterTimer = false;  ///< ConnectX: Rt = Rc only after a timer increase
 

@@ -60,7 +60,8 @@ RoceQueuePair::GetTypeId()
                     MakeUintegerChecker<uint32_t>(0, 1000))
       .AddAttribute("CnpInterval",
                     "The receiver sends at most one CNP per interval (DCQCN NP). Negative: that of the "
-                    "DcqcnRateControl profile (Paper: 50 us, Zhu et al.; ConnectX: min_time_between_cnps 4 us).",
+                    "DcqcnRateControl profile (Paper: 50 us, Zhu et al.; ConnectX: min_time_between_cnps 4 us; "
+                    "Tuned: 1 us).",
                     TimeValue(NanoSeconds(-1)),
                     MakeTimeAccessor(&RoceQueuePair::m_cnpInterval),
                     MakeTimeChecker(NanoSeconds(-1)))

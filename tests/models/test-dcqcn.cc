@@ -496,8 +496,8 @@ TEST_CASE("DCQCN profiles: parameters in effect, NP interval and ECN thresholds"
   CHECK(Rate(rc) == static_cast<uint64_t>(double(kLine) * (1 - 1023.0 / 2048)));
   CHECK(Target(rc) == kLine);
   rc->Stop();
-  // Paper (the default): first cut with alpha 1.
-  auto paper = CreateObject<DcqcnRateControl>();
+  // Paper: first cut with alpha 1.
+  auto paper = Make(DcqcnRateControl::PAPER);
   paper->Start(DataRate(kLine));
   paper->OnCnp();
   CHECK(Rate(paper) == kLine / 2);
@@ -511,7 +511,63 @@ TEST_CASE("DCQCN profiles: parameters in effect, NP interval and ECN thresholds"
   const auto c = DcqcnRateControl::EcnThresholdsOf(DcqcnRateControl::CONNECTX, DataRate("100Gb/s"));
   CHECK(c.kminBytes == 150000);
   CHECK(c.kmaxBytes == 1500000);
-  CHECK(DcqcnRateControl::DefaultProfile() == DcqcnRateControl::PAPER);
+  CHECK(DcqcnRateControl::DefaultProfile() == DcqcnRateControl::TUNED);
+  // Tuned keeps NVIDIA's switch thresholds (its source gives none) and answers CNPs every 1 us.
+  const auto t = DcqcnRateControl::EcnThresholdsOf(DcqcnRateControl::TUNED, DataRate("100Gb/s"));
+  CHECK(t.kminBytes == 150000);
+  CHECK(t.kmaxBytes == 1500000);
+  CHECK(DcqcnRateControl::NpCnpInterval(DcqcnRateControl::TUNED) == MicroSeconds(1));
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN MinDecreaseFactor bounds every cut (rpg_min_dec_fac)", "[dcqcn]")
+{
+  // Paper with alpha = 1 halves the rate; a factor of 0.8 leaves 80% of it instead.
+  auto rc = Make(DcqcnRateControl::PAPER);
+  rc->SetAttribute("MinDecreaseFactor", DoubleValue(0.8));
+  rc->Start(DataRate(kLine));
+  rc->OnCnp();
+  CHECK(Rate(rc) == static_cast<uint64_t>(double(kLine) * 0.8));
+  rc->OnCnp();
+  CHECK(Rate(rc) == static_cast<uint64_t>(double(static_cast<uint64_t>(double(kLine) * 0.8)) * 0.8));
+  rc->Stop();
+  Simulator::Destroy();
+}
+
+TEST_CASE("DCQCN Tuned: every CNP 1 us apart cuts 5%; recovery adds 14 Mb/s per 60 us stage", "[dcqcn]")
+{
+  auto rc = Make(DcqcnRateControl::TUNED);
+  rc->Start(DataRate(kLine));
+  std::vector<uint64_t> rates;
+  for (int k = 0; k < 10; ++k)
+  {
+    Simulator::Schedule(MicroSeconds(k), [&] { rc->OnCnp(); rates.push_back(Rate(rc)); });
+  }
+  // After the last cut (at 9 us) only the timer raises the rate: the first stage (F = 1) is fast
+  // recovery towards the unclamped target; from the second, additive increase of 14 Mb/s.
+  uint64_t afterCuts = 0, firstStage = 0, secondStage = 0, targetSecond = 0;
+  Simulator::Schedule(MicroSeconds(9) + NanoSeconds(1), [&] { afterCuts = Rate(rc); });
+  Simulator::Schedule(MicroSeconds(69) + NanoSeconds(1), [&] { firstStage = Rate(rc); });
+  Simulator::Schedule(MicroSeconds(129) + NanoSeconds(1),
+                      [&]
+                      {
+                        secondStage = Rate(rc);
+                        targetSecond = Target(rc);
+                      });
+  Simulator::Stop(MicroSeconds(130));
+  Simulator::Run();
+  REQUIRE(rates.size() == 10);
+  uint64_t expected = kLine;
+  for (int k = 0; k < 10; ++k)
+  {
+    expected = static_cast<uint64_t>(double(expected) * 0.95); // alpha near 1: the 5% bound decides
+    CHECK(rates[k] == expected);
+  }
+  CHECK(afterCuts == expected);
+  CHECK(firstStage == Halfway(kLine, expected)); // the target stayed at the line rate
+  CHECK(targetSecond == kLine);                  // capped: additive increase cannot pass the line rate
+  CHECK(secondStage == Halfway(kLine, firstStage));
+  rc->Stop();
   Simulator::Destroy();
 }
 

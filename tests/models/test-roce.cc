@@ -8,6 +8,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/uinteger.h"
 
 #include <catch2/catch.hpp>
@@ -185,6 +186,17 @@ TEST_CASE("roce: under random loss every message arrives intact and in order", "
 TEST_CASE("roce: two QPs through one bottleneck converge to a fair share", "[roce][dcqcn]")
 {
   FabricFixture f(test::TinyMultiplane());
+  // The ports as the scenario runner sets them for RoCEv2: PFC on, and switches that mark as the
+  // default DCQCN profile's source says (its Kmax lies above the ports' 1 MiB data limit).
+  for (auto cfg : { f.net->GetFabricPortConfig(), f.net->GetLastHopPortConfig(), f.net->GetNicPortConfig() })
+    cfg->SetAttribute("PfcEnabled", BooleanValue(true));
+  const auto ecn = DcqcnRateControl::EcnThresholdsOf(DcqcnRateControl::DefaultProfile(), DataRate("100Gb/s"));
+  for (auto cfg : { f.net->GetFabricPortConfig(), f.net->GetLastHopPortConfig() })
+  {
+    cfg->SetAttribute("EcnKmin", UintegerValue(ecn.kminBytes));
+    cfg->SetAttribute("EcnKmax", UintegerValue(ecn.kmaxBytes));
+    cfg->SetAttribute("EcnPmax", DoubleValue(ecn.pmax));
+  }
   auto a = ConnectRoce(*f.net, 0, 2, 0, 0xC001);
   auto b = ConnectRoce(*f.net, 1, 2, 0, 0xC002);
   Completions ca;
@@ -346,6 +358,8 @@ TEST_CASE("roce: a sender paced slower than its ACK coalescing has no timeout wi
   // packet, the requester timed out at 1.05 ms and resent what had arrived.
   ScopedDefault noIncrease("ns3::DcqcnRateControl::RateIncreasePeriod", TimeValue(Seconds(10)),
                            TimeValue(MicroSeconds(55)));
+  ScopedDefault paper("ns3::DcqcnRateControl::Profile", EnumValue(DcqcnRateControl::PAPER),
+                      EnumValue(DcqcnRateControl::TUNED));
   FabricFixture f(test::TinyMultiplane());
   auto qp = ConnectRoce(*f.net, 0, 4, 0, 0xC001);
   Completions c;

@@ -15,7 +15,8 @@ import validate  # noqa: E402
 SCRIPT = os.path.join(ROOT, "scripts", "validate.py")
 
 # One 4 KiB write from GPU 0 to GPU 63 of multiplane-64: a single packet over 4 links and
-# 3 switches, 4 x (4,190 B x 8 / 100 Gb/s + 1 us) + 3 x 300 ns = 7.2908 us.
+# 3 switches, 4 x 4,190 B x 8 / 100 Gb/s + 2 x 25 ns + 2 x 490 ns of cable + 3 x 300 ns + 1.05 us
+# of NICs = 4.3208 us.
 PACKET = {
     "name": "packet", "seed": 1, "topology": {"preset": "multiplane-64"},
     "transport": [{"type": "mrc"}],
@@ -27,11 +28,11 @@ def claim(claim_id, **changes):
     doc = {
         "id": claim_id,
         "claim": "A single-packet write arrives after the per-hop sum.",
-        "source": "analytical: 4 x (4,190 B x 8 / 100 Gb/s + 1 us) + 3 x 300 ns + 1.05 us of NICs",
+        "source": "analytical: 4 x 4,190 B x 8 / 100 Gb/s + 2 x 25 ns + 2 x 490 ns + 3 x 300 ns + 1.05 us of NICs",
         "kind": "analytical",
         "runs": {"packet": {"scenario": PACKET}},
         "metric": {"name": "message_time_us", "run": "packet", "transport": "mrc"},
-        "expected": 7.2908,
+        "expected": 4.3208,
         "tolerance": 0.02,
         "quick": True,
     }
@@ -54,7 +55,7 @@ def test_a_claim_file_is_parsed(tmp_path):
     doc = claim("packet-latency", metric={
         "mrc": {"name": "message_time_us", "run": "packet", "transport": "mrc", "stat": "mean"},
         "slow": {"name": "counter", "run": "packet", "transport": "mrc", "counter": "drops.queue_full"}},
-        expected={"mrc": 7.2908, "slow": {"max": 0}}, runs={
+        expected={"mrc": 4.3208, "slow": {"max": 0}}, runs={
             "packet": {"scenario": PACKET},
             "healthy": {"scenario": "scenarios/quickstart.json", "set": {"failures": []}}},
         notes="derivation", figure={"type": "bars"})
@@ -63,7 +64,7 @@ def test_a_claim_file_is_parsed(tmp_path):
     assert c.metric == {"mrc": ("message_time_us", {"run": "packet", "transport": "mrc", "stat": "mean"}),
                         "slow": ("counter", {"run": "packet", "transport": "mrc", "counter": "drops.queue_full"})}
     assert c.runs["healthy"] == validate.RunSpec("scenarios/quickstart.json", {"failures": []})
-    assert validate.describe_expected(c) == "mrc: 7.291 µs ±2%; slow: ≤ 0 ±2%"
+    assert validate.describe_expected(c) == "mrc: 4.321 µs ±2%; slow: ≤ 0 ±2%"
     # The repository's own claims all load.
     assert len(validate.load_claims(os.path.join(ROOT, "validation"))) > 0
 
@@ -126,7 +127,7 @@ def test_a_tiny_suite_passes_and_fails_claims(mrcsim, tmp_path):
         tmp_path / "claims",
         claim("packet-latency"),
         # The same run (scenario and overrides) in another claim: made once.
-        claim("packet-too-slow", expected={"max": 5}, tolerance=0, figure={"type": "bars"},
+        claim("packet-too-slow", expected={"max": 3}, tolerance=0, figure={"type": "bars"},
               explanation="The bound is below the per-hop sum on purpose."),
         claim("packet-vs-write", kind="direction", runs={
             "packet": {"scenario": PACKET},
@@ -140,9 +141,9 @@ def test_a_tiny_suite_passes_and_fails_claims(mrcsim, tmp_path):
     lines = p.stdout.splitlines()
     assert lines[0].split() == ["claim", "operand", "expected", "measured", "verdict"]
     rows = {line.split()[0]: line for line in lines[1:] if line.startswith("packet")}
-    assert rows["packet-latency"].split()[-3:] == ["7.291", "µs", "PASS"]
-    assert "7.291 µs ±2%" in rows["packet-latency"]
-    assert rows["packet-too-slow"].split()[-3:] == ["7.291", "µs", "FAIL"] and "≤ 5 µs" in rows["packet-too-slow"]
+    assert rows["packet-latency"].split()[-3:] == ["4.321", "µs", "PASS"]
+    assert "4.321 µs ±2%" in rows["packet-latency"]
+    assert rows["packet-too-slow"].split()[-3:] == ["4.321", "µs", "FAIL"] and "≤ 3 µs" in rows["packet-too-slow"]
     assert "packet < write" in rows["packet-vs-write"] and rows["packet-vs-write"].endswith("PASS")
     assert "claims: 3, passed: 2, failed: 1; runs: 2 in" in lines[-1]
     assert sorted(os.listdir(out / "runs")) == ["packet-latency.packet", "packet-vs-write.write"]
@@ -151,7 +152,7 @@ def test_a_tiny_suite_passes_and_fails_claims(mrcsim, tmp_path):
     report = json.loads((out / "validation.json").read_text())
     assert (report["subset"], report["passed"], report["failed"]) == ("all", 2, 1)
     by_id = {c["id"]: c for c in report["claims"]}
-    assert by_id["packet-latency"]["measured"]["value"] == {"value": pytest.approx(7.2908, rel=1e-6), "unit": "µs"}
+    assert by_id["packet-latency"]["measured"]["value"] == {"value": pytest.approx(4.3208, rel=1e-6), "unit": "µs"}
     assert by_id["packet-too-slow"]["verdict"] == "FAIL"
     assert by_id["packet-too-slow"]["explanation"].startswith("The bound is below")
     assert by_id["packet-vs-write"]["runs"]["write"]["command"] == \
@@ -160,9 +161,9 @@ def test_a_tiny_suite_passes_and_fails_claims(mrcsim, tmp_path):
     md = docs.read_text()
     assert "| claim | source | expected | measured | verdict |" in md
     assert "| [packet-too-slow](#packet-too-slow): A single-packet write arrives after the per-hop sum. | " \
-           "analytical: 4 x (4,190 B x 8 / 100 Gb/s + 1 us) + 3 x 300 ns + 1.05 us of NICs | ≤ 5 µs | 7.291 µs | **FAIL** |" in md
+           "analytical: 4 x 4,190 B x 8 / 100 Gb/s + 2 x 25 ns + 2 x 490 ns + 3 x 300 ns + 1.05 us of NICs | ≤ 3 µs | 4.321 µs | **FAIL** |" in md
     assert "- **Why it fails:** The bound is below the per-hop sum on purpose." in md
-    assert "| packet | packet < write | 7.291 µs |" in md
+    assert "| packet | packet < write | 4.321 µs |" in md
     assert "every claim" in md and "2 passed, 1 failed" in md
     assert "![packet-too-slow](validation/packet-too-slow.png)" in md
     assert png_size(docs.parent / "validation" / "packet-too-slow.png")[0] > 100

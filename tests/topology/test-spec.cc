@@ -23,8 +23,8 @@ TEST_CASE("a multiplane spec is read with its defaults", "[spec]")
                           "t0_down_ports": 16, "t0_up_ports": 16, "t1_per_plane": 8})");
   CHECK(s.name == "multiplane");
   CHECK(s.multiplane.planes == 4);
-  CHECK(s.multiplane.delays.gpuNs == 1000);
-  CHECK(s.multiplane.delays.fabricNs == 1000);
+  CHECK(s.multiplane.delays.gpuNs == 25); // 5 m of cable to the leaf
+  CHECK(s.multiplane.delays.fabricNs == 490); // 100 m of fibre between switches
   CHECK(BuildFabric(s).NumSwitches() == 4 * (4 + 8));
   // Round trip through JSON.
   nlohmann::json j = FabricSpecToJson(s);
