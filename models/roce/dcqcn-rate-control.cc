@@ -215,23 +215,34 @@ DcqcnRateControl::Start(DataRate lineRate)
                   "DcqcnRateControl: line rate " << lineRate << " is below MinRate " << m_minRate);
   NS_LOG_FUNCTION(this << lineRate);
   Stop();
-  const ProfileValues v = ValuesOf(m_profile, lineRate);
+  m_in = ValuesOf(m_profile, lineRate);
   m_running = true;
   m_lineRate = lineRate.GetBitRate();
-  m_gIn = m_g > 0 ? m_g : v.g;
-  m_alphaPeriodIn = m_alphaPeriod.IsStrictlyPositive() ? m_alphaPeriod : v.alphaPeriod;
-  m_ratePeriodIn = m_ratePeriod.IsStrictlyPositive() ? m_ratePeriod : v.ratePeriod;
-  m_byteCounterIn = m_byteCounter > 0 ? m_byteCounter : v.byteCounter;
-  m_fastRecoveryIn = m_fastRecoverySteps != UINT32_MAX ? m_fastRecoverySteps : v.fastRecoverySteps;
-  m_minDecreaseIn = m_minDecreaseFactor > 0 ? m_minDecreaseFactor : v.minDecreaseFactor;
-  m_cutIntervalIn = !m_cutInterval.IsNegative() ? m_cutInterval : v.cutInterval;
-  m_periodicAlpha = v.periodicAlpha;
-  m_clampAfterTimer = v.periodicAlpha;
-  m_aiBps = m_rai.GetBitRate() > 0 ? m_rai.GetBitRate() : v.aiBps;
-  m_haiBps = m_rhai.GetBitRate() > 0 ? m_rhai.GetBitRate() : (m_profile == PAPER ? 10 * m_aiBps : v.haiBps);
+  if (m_g > 0)
+    m_in.g = m_g;
+  if (m_initialAlpha > 0)
+    m_in.initialAlpha = m_initialAlpha;
+  if (m_alphaPeriod.IsStrictlyPositive())
+    m_in.alphaPeriod = m_alphaPeriod;
+  if (m_ratePeriod.IsStrictlyPositive())
+    m_in.ratePeriod = m_ratePeriod;
+  if (m_byteCounter > 0)
+    m_in.byteCounter = m_byteCounter;
+  if (m_fastRecoverySteps != UINT32_MAX)
+    m_in.fastRecoverySteps = m_fastRecoverySteps;
+  if (m_minDecreaseFactor > 0)
+    m_in.minDecreaseFactor = m_minDecreaseFactor;
+  if (!m_cutInterval.IsNegative())
+    m_in.cutInterval = m_cutInterval;
+  if (m_rai.GetBitRate() > 0)
+    m_in.aiBps = m_rai.GetBitRate();
+  if (m_rhai.GetBitRate() > 0)
+    m_in.haiBps = m_rhai.GetBitRate();
+  else if (m_profile == PAPER)
+    m_in.haiBps = 10 * m_in.aiBps; // 10 x the R_AI in effect
   m_targetRate = m_lineRate;
   SetRate(m_lineRate);
-  m_alpha = m_initialAlpha > 0 ? m_initialAlpha : v.initialAlpha;
+  m_alpha = m_in.initialAlpha;
   m_timerStages = 0;
   m_byteStages = 0;
   m_bytes = 0;
@@ -265,7 +276,7 @@ DcqcnRateControl::OnCnp()
     return;
   }
   Time now = Simulator::Now();
-  if (m_periodicAlpha)
+  if (m_in.periodicAlpha)
   {
     // ConnectX: the CNP raises alpha at the end of the period it arrived in; the first CNP only
     // starts the grid, alpha starting at InitialAlpha.
@@ -279,17 +290,17 @@ DcqcnRateControl::OnCnp()
     else
     {
       PeriodicAlpha(now, true);
-      m_cnpPeriod = static_cast<uint64_t>((now - m_gridOrigin).GetPicoSeconds() / m_alphaPeriodIn.GetPicoSeconds());
+      m_cnpPeriod = static_cast<uint64_t>((now - m_gridOrigin).GetPicoSeconds() / m_in.alphaPeriod.GetPicoSeconds());
     }
   }
   if (m_cutEvent.IsRunning())
   {
     return; // coalesced into the deferred cut
   }
-  if (m_cutDone && m_cutIntervalIn.IsStrictlyPositive() && now < m_lastCut + m_cutIntervalIn)
+  if (m_cutDone && m_in.cutInterval.IsStrictlyPositive() && now < m_lastCut + m_in.cutInterval)
   {
-    NS_LOG_LOGIC("CNP coalesced into the cut at " << m_lastCut + m_cutIntervalIn);
-    m_cutEvent = Simulator::Schedule(m_lastCut + m_cutIntervalIn - now, &DcqcnRateControl::OnDeferredCut, this);
+    NS_LOG_LOGIC("CNP coalesced into the cut at " << m_lastCut + m_in.cutInterval);
+    m_cutEvent = Simulator::Schedule(m_lastCut + m_in.cutInterval - now, &DcqcnRateControl::OnDeferredCut, this);
     return;
   }
   Cut();
@@ -308,19 +319,20 @@ DcqcnRateControl::Cut()
   // (clamp_tgt_rate_after_time_inc): only when the timer raised the rate since the last cut, so
   // that cuts in a row keep the target from before the congestion and fast recovery returns
   // towards it, instead of each cut lowering the target with the rate.
-  if (!m_clampAfterTimer || !m_cutDone || m_timerStages > 0)
+  if (!m_in.periodicAlpha || !m_cutDone || m_timerStages > 0)
   {
     m_targetRate = m_rate;
   }
-  if (m_periodicAlpha)
+  if (m_in.periodicAlpha)
   {
     PeriodicAlpha(Simulator::Now(), true);
   }
-  auto cut = static_cast<uint64_t>(static_cast<double>(m_rate) * std::max(1.0 - double(m_alpha) / 2, m_minDecreaseIn));
+  const double keep = std::max(1.0 - double(m_alpha) / 2, m_in.minDecreaseFactor);
+  auto cut = static_cast<uint64_t>(static_cast<double>(m_rate) * keep);
   SetRate(std::max(cut, m_minRate.GetBitRate()));
-  if (!m_periodicAlpha)
+  if (!m_in.periodicAlpha)
   {
-    m_alpha = (1 - m_gIn) * m_alpha + m_gIn;
+    m_alpha = (1 - m_in.g) * m_alpha + m_in.g;
   }
   m_timerStages = 0;
   m_byteStages = 0;
@@ -330,11 +342,11 @@ DcqcnRateControl::Cut()
   NS_LOG_DEBUG("rate cut to " << m_rate << " bit/s, alpha " << m_alpha);
   // Both timers restart from the CNP: "no CNP for K" and "T since the cut" are measured from here.
   // (ConnectX's alpha needs no event: PeriodicAlpha folds the elapsed periods in when asked.)
-  if (!m_periodicAlpha)
+  if (!m_in.periodicAlpha)
   {
-    Arm(m_alphaEvent, m_alphaDeadline, m_alphaPeriodIn, &DcqcnRateControl::OnAlphaTimer);
+    Arm(m_alphaEvent, m_alphaDeadline, m_in.alphaPeriod, &DcqcnRateControl::OnAlphaTimer);
   }
-  Arm(m_rateEvent, m_rateDeadline, m_ratePeriodIn, &DcqcnRateControl::OnRateTimer);
+  Arm(m_rateEvent, m_rateDeadline, m_in.ratePeriod, &DcqcnRateControl::OnRateTimer);
 }
 
 double
@@ -345,16 +357,16 @@ DcqcnRateControl::PeriodicAlpha(Time now, bool commit)
   {
     return alpha;
   }
-  const auto ended = static_cast<uint64_t>((now - m_gridOrigin).GetPicoSeconds() / m_alphaPeriodIn.GetPicoSeconds());
+  const auto ended = static_cast<uint64_t>((now - m_gridOrigin).GetPicoSeconds() / m_in.alphaPeriod.GetPicoSeconds());
   uint64_t applied = m_periodsApplied;
   if (applied < ended && m_cnpPeriod == applied)
   {
-    alpha = (1 - m_gIn) * alpha + m_gIn; // the period of the last CNP
+    alpha = (1 - m_in.g) * alpha + m_in.g; // the period of the last CNP
     ++applied;
   }
   if (applied < ended)
   {
-    alpha *= std::pow(1 - m_gIn, static_cast<double>(ended - applied)); // periods without a CNP
+    alpha *= std::pow(1 - m_in.g, static_cast<double>(ended - applied)); // periods without a CNP
     applied = ended;
   }
   if (commit)
@@ -368,7 +380,7 @@ DcqcnRateControl::PeriodicAlpha(Time now, bool commit)
 double
 DcqcnRateControl::GetAlpha() const
 {
-  return m_periodicAlpha ? const_cast<DcqcnRateControl*>(this)->PeriodicAlpha(Simulator::Now(), false)
+  return m_in.periodicAlpha ? const_cast<DcqcnRateControl*>(this)->PeriodicAlpha(Simulator::Now(), false)
                          : double(m_alpha);
 }
 
@@ -403,12 +415,12 @@ DcqcnRateControl::OnAlphaTimer()
   {
     return;
   }
-  m_alpha = (1 - m_gIn) * m_alpha;
+  m_alpha = (1 - m_in.g) * m_alpha;
   if (m_alpha < m_alphaIdleThreshold && m_rate == m_lineRate)
   {
     return; // fully recovered: stay silent until the next CNP
   }
-  Arm(m_alphaEvent, m_alphaDeadline, m_alphaPeriodIn, &DcqcnRateControl::OnAlphaTimer);
+  Arm(m_alphaEvent, m_alphaDeadline, m_in.alphaPeriod, &DcqcnRateControl::OnAlphaTimer);
 }
 
 void
@@ -422,7 +434,7 @@ DcqcnRateControl::OnRateTimer()
   ++m_timerStages;
   if (m_rate < m_lineRate)
   {
-    Arm(m_rateEvent, m_rateDeadline, m_ratePeriodIn, &DcqcnRateControl::OnRateTimer);
+    Arm(m_rateEvent, m_rateDeadline, m_in.ratePeriod, &DcqcnRateControl::OnRateTimer);
   }
 }
 
@@ -435,9 +447,9 @@ DcqcnRateControl::OnBytesSent(uint32_t bytes)
     return;
   }
   m_bytes += bytes;
-  while (m_bytes >= m_byteCounterIn && m_rate < m_lineRate)
+  while (m_bytes >= m_in.byteCounter && m_rate < m_lineRate)
   {
-    m_bytes -= m_byteCounterIn;
+    m_bytes -= m_in.byteCounter;
     Increase();
     ++m_byteStages;
   }
@@ -446,17 +458,17 @@ DcqcnRateControl::OnBytesSent(uint32_t bytes)
 void
 DcqcnRateControl::Increase()
 {
-  const uint32_t f = m_fastRecoveryIn;
+  const uint32_t f = m_in.fastRecoverySteps;
   const uint32_t hi = std::max(m_timerStages, m_byteStages);
   const uint32_t lo = std::min(m_timerStages, m_byteStages);
   uint64_t step = 0; // fast recovery (hi < F) keeps the target
   if (lo > f)
   {
-    step = static_cast<uint64_t>(lo - f) * m_haiBps;
+    step = static_cast<uint64_t>(lo - f) * m_in.haiBps;
   }
   else if (hi >= f)
   {
-    step = m_aiBps;
+    step = m_in.aiBps;
   }
   m_targetRate = step >= m_lineRate - m_targetRate ? m_lineRate : m_targetRate + step;
   // (Rt + Rc) / 2 rounded up, so that the rate reaches Rt exactly instead of stalling 1 b/s short.

@@ -135,7 +135,7 @@ private:
   /// CNP arrived raises it, every other lowers it). Writes it back if `commit`.
   double PeriodicAlpha(Time now, bool commit);
 
-  /// The values a profile gives the attributes left at 0 (see the file comment).
+  /// The values a profile gives the attributes left at their defaults (see the file comment).
   struct ProfileValues
   {
     double g = 0;
@@ -148,7 +148,8 @@ private:
     double minDecreaseFactor = 0.5; ///< 0.5: no bound, as alpha <= 1
     uint64_t aiBps = 0;
     uint64_t haiBps = 0;
-    bool periodicAlpha = false; ///< ConnectX's alpha grid and its target clamping after a timer increase
+    bool periodicAlpha = false; ///< ConnectX: alpha on a grid of AlphaUpdatePeriod, and Rt = Rc only
+                                ///< after a timer increase
   };
   static ProfileValues ValuesOf(Profile profile, DataRate lineRate);
 
@@ -163,23 +164,13 @@ private:
   uint32_t m_fastRecoverySteps;
   DataRate m_rai;
   DataRate m_rhai;
-  uint64_t m_aiBps = 0;  ///< R_AI in effect (derived from the line rate when m_rai is 0)
-  uint64_t m_haiBps = 0; ///< R_HAI in effect
   DataRate m_minRate;
   Time m_cutInterval;
   double m_minDecreaseFactor;
   double m_alphaIdleThreshold;
 
-  // ---- parameters in effect (attributes resolved against the profile at Start) -----------------
-  double m_gIn = 0;
-  Time m_alphaPeriodIn;
-  Time m_ratePeriodIn;
-  uint64_t m_byteCounterIn = 0;
-  uint32_t m_fastRecoveryIn = 0;
-  Time m_cutIntervalIn;
-  double m_minDecreaseIn = 0.5;
-  bool m_periodicAlpha = false;    ///< ConnectX: alpha on a grid of AlphaUpdatePeriod
-  bool m_clampAfterTimer = false;  ///< ConnectX: Rt = Rc only after a timer increase
+  // ---- parameters in effect: the profile's values, overridden by the attributes set, at Start ----
+  ProfileValues m_in;
 
   // ---- state (rates in bit/s) ------------------------------------------------------------------
   bool m_running = false;
