@@ -78,6 +78,7 @@ MakeIdealModel(const FabricRouting& routing, uint32_t mtu)
   m.wireOverhead = (double(mtu) + paths->headerWireBytes) / double(mtu);
   ns3::TimeValue value;
   paths->switchLatencyS = ns3::FabricSwitch::DefaultForwardingLatency().GetSeconds();
+  paths->nicPorts = fabric.Degree(g0);
   auto nic = ns3::CreateObject<ns3::RdmaNic>();
   nic->GetAttribute("TxLatency", value);
   paths->nicLatencyS = value.Get().GetSeconds();

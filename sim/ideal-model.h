@@ -40,6 +40,7 @@ struct IdealModel
     double fabricLinkDelayS = 0;   ///< shortest switch-switch cable
     double fabricLinkRateBps = 0;  ///< fastest switch-switch link
     double switchLatencyS = 0;     ///< per switch crossed
+    uint32_t nicPorts = 1;         ///< ports of one GPU's NIC (one per plane)
     std::vector<uint32_t> leafOf;  ///< per GPU: its tier-0 switch's index (plane 0)
     uint32_t leaves = 0;
     /// Switches from leaf a to leaf b, at [a * leaves + b] (1 when a == b). Empty when the
@@ -80,11 +81,16 @@ struct IdealModel
   }
   /// \brief `bytes` of payload through one NIC at line rate.
   double SerialisationS(uint64_t bytes) const { return double(bytes) * 8 * wireOverhead / gpuBandwidthBps; }
-  /// \brief Payload of a message's last (smallest) packet.
+  /// \brief Payload of a message's smallest last packet: cut into MTU packets in order, or spread
+  /// evenly over the NIC's ports first (as RoCEv2 with a QP per plane does: a 8 KiB message leaves
+  /// as eight 1 KiB packets, whose store-and-forward is a quarter of a full packet's), whichever
+  /// is smaller, so that no transport's last packet is smaller than the ideal's.
   uint64_t LastPacketPayload(uint64_t bytes) const
   {
     const uint64_t mtu = paths ? paths->mtu : 4096;
-    return bytes == 0 ? 0 : (bytes % mtu == 0 ? mtu : bytes % mtu);
+    const uint64_t ports = paths ? std::max<uint32_t>(1, paths->nicPorts) : 1;
+    const auto last = [mtu](uint64_t b) { return b == 0 ? 0 : (b % mtu == 0 ? mtu : b % mtu); };
+    return std::min(last(bytes), last((bytes + ports - 1) / ports));
   }
 };
 
