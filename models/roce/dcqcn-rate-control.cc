@@ -146,9 +146,10 @@ DcqcnRateControl::NpCnpInterval(Profile profile)
     return MicroSeconds(50);
   case CONNECTX:
     return MicroSeconds(4);
-  default:
-    return MicroSeconds(1);
+  case TUNED:
+    break;
   }
+  return MicroSeconds(1);
 }
 
 DcqcnRateControl::ProfileValues
@@ -166,7 +167,7 @@ DcqcnRateControl::ValuesOf(Profile profile, DataRate lineRate)
     v.fastRecoverySteps = 5;
     v.cutInterval = Time(0);
     v.aiBps = std::max<uint64_t>(1, lineRate.GetBitRate() / 1000);
-    v.haiBps = 10 * v.aiBps;
+    v.haiBps = 0; // 10 x the R_AI in effect, set or not
     v.periodicAlpha = false;
     return v;
   }
@@ -238,8 +239,8 @@ DcqcnRateControl::Start(DataRate lineRate)
     m_in.aiBps = m_rai.GetBitRate();
   if (m_rhai.GetBitRate() > 0)
     m_in.haiBps = m_rhai.GetBitRate();
-  else if (m_profile == PAPER)
-    m_in.haiBps = 10 * m_in.aiBps; // 10 x the R_AI in effect
+  if (m_in.haiBps == 0)
+    m_in.haiBps = 10 * m_in.aiBps;
   m_targetRate = m_lineRate;
   SetRate(m_lineRate);
   m_alpha = m_in.initialAlpha;

@@ -147,7 +147,7 @@ private:
     Time cutInterval;
     double minDecreaseFactor = 0.5; ///< 0.5: no bound, as alpha <= 1
     uint64_t aiBps = 0;
-    uint64_t haiBps = 0;
+    uint64_t haiBps = 0; ///< 0: 10 x aiBps (the Paper profile: the paper gives no R_HAI)
     bool periodicAlpha = false; ///< ConnectX: alpha on a grid of AlphaUpdatePeriod, and Rt = Rc only
                                 ///< after a timer increase
   };
