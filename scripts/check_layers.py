@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""Checks that the models' layers depend only downwards.
+"""Checks that the models' layers, and sim/'s folders, depend only downwards.
 
 models/ is one folder per layer (see models/CMakeLists.txt). A file may include files of its own
 layer and of the layers below it; mrc and roce, two transports on the same layer, may not include
 each other. topologies/ (the fabric description) may be used from the fabric layer up; nothing
-in models/ may include sim/. Prints every offending include and exits 1 if there is any.
+in models/ may include sim/. sim/ is one folder per concern (docs/ARCHITECTURE.md), each allowed
+the folders SIM_ALLOWED names; every folder may include models/ and topologies/. Prints every
+offending include and exits 1 if there is any.
 
 usage: check_layers.py [REPOSITORY_ROOT]
 """
@@ -20,6 +22,20 @@ ALLOWED = {
     "rdma": {"engine", "wire", "fabric", "rdma", "topologies"},
     "mrc": {"engine", "wire", "fabric", "rdma", "mrc", "topologies"},
     "roce": {"engine", "wire", "fabric", "rdma", "roce", "topologies"},
+}
+# sim/ folder -> the sim/ folders it may include (its own included). The scenario reader
+# dispatches each entry to its type's registry, which lives with the type (workloads, failures,
+# network); the rest only point down.
+SIM_ALLOWED = {
+    "references": set(),
+    "scenario": {"workloads", "failures", "network"},
+    "workloads": {"scenario", "references"},
+    "failures": {"scenario", "workloads"},
+    "network": {"scenario", "workloads", "references"},
+    "parallel": set(),
+    "run": {"scenario", "workloads", "failures", "network", "references", "parallel"},
+    "cli": {"scenario", "workloads", "failures", "network", "references", "parallel", "run"},
+    "python": {"scenario", "workloads", "failures", "network", "references", "parallel", "run"},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
@@ -53,6 +69,26 @@ def check(root):
                 to = target_layer(inc)
                 if to is not None and to not in ALLOWED[layer]:
                     problems.append(f"models/{layer}/{name}: includes {inc} ({layer} may not depend on {to})")
+    sim = os.path.join(root, "sim")
+    for folder in sorted(os.listdir(sim)):
+        path = os.path.join(sim, folder)
+        if not os.path.isdir(path) or folder == "__pycache__":
+            continue
+        if folder not in SIM_ALLOWED:
+            problems.append(f"sim/{folder}/: not a known folder (add it to {os.path.basename(__file__)})")
+            continue
+        for name in sorted(os.listdir(path)):
+            if not name.endswith((".h", ".cc")):
+                continue
+            with open(os.path.join(path, name), encoding="utf-8") as f:
+                text = f.read()
+            for inc in INCLUDE.findall(text):
+                parts = inc.split("/")
+                if parts[0] == "sim" and len(parts) >= 3 and parts[1] != folder and parts[1] not in SIM_ALLOWED[folder]:
+                    problems.append(f"sim/{folder}/{name}: includes {inc} ({folder} may not depend on {parts[1]})")
+    loose = [n for n in sorted(os.listdir(sim)) if n.endswith((".h", ".cc"))]
+    for name in loose:
+        problems.append(f"sim/{name}: outside sim/'s folders")
     return problems
 
 
@@ -63,7 +99,7 @@ def main():
         print(p)
     if problems:
         return 1
-    print("layers: every include points down")
+    print("layers: every include points down (models/ and sim/)")
     return 0
 
 

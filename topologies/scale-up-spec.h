@@ -1,7 +1,7 @@
 // Scale-up domains: the GPUs of a server (HGX, 8 GPUs on NVLink through NVSwitches; MI300X, 8 on
 // an xGMI mesh) or of a rack (GB200 NVL72, 72 GPUs on NVLink switch trays) joined by a fabric of
 // their own. Traffic between two GPUs of one domain never touches a NIC. The domain is modelled at
-// flow level (sim/scale-up-fabric.h): a non-blocking crossbar, each GPU an egress and an ingress
+// flow level (sim/network/scale-up-fabric.h): a non-blocking crossbar, each GPU an egress and an ingress
 // of the domain's per-GPU rate (and, on a mesh, each pair a link of its own); no packets, no
 // NVLink protocol, no NVSwitch in-network reduction (NVLS/SHARP).
 #ifndef MRCSIM_TOPOLOGIES_SCALE_UP_SPEC_H

@@ -62,7 +62,7 @@ public:
   static Time DefaultForwardingLatency();
   /// \brief The port ECMP picks for a frame as the routing tables stand (the last
   /// reconvergence), without this switch's own detection of failed links; -1 when the frame is
-  /// not routed by ECMP or has no route. What the fair-share reference walks (sim/fair-reference.h).
+  /// not routed by ECMP or has no route. What the fair-share reference walks (sim/references/fair-reference.h).
   int TableEgress(const FabricFrame& frame) const;
 
   /// \brief Whether ECMP may use a port (false once the failure of its link is detected).

@@ -32,7 +32,7 @@ namespace
 /// as slabs are touched), in 16-byte units, so that a frame is named by the 32-bit number of its
 /// first unit (FramePtr). Slabs are carved from it in order and live as long as the process, so
 /// a run's peak frame count bounds the frames' memory. Its pages are transparent huge pages when
-/// malloc's are (the glibc.malloc.hugetlb=1 tunable, which mrcsim sets: see sim/main.cc).
+/// malloc's are (the glibc.malloc.hugetlb=1 tunable, which mrcsim sets: see sim/cli/main.cc).
 struct FrameArena
 {
   static constexpr uint64_t kUnit = 16;

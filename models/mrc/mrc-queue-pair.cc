@@ -206,7 +206,7 @@ MrcQueuePair::SetUp()
   }
   // Base RTT of an uncongested round trip on EV 0's path: each link's propagation and each
   // switch's forwarding latency both ways, and store-and-forward of a full data packet at each
-  // hop: the path's own figures, as the ideal model reckons them (sim/ideal-model.h).
+  // hop: the path's own figures, as the ideal model reckons them (sim/references/ideal-model.h).
   Ptr<FabricPort> nicPort = m_nic->GetHost()->GetPort(0);
   Time oneWay;
   if (routing)

@@ -4,9 +4,10 @@
 // expansion; scripts/sweep.py uses it), and fabrics built from presets or specs with their figures.
 // A thin layer over the library the CLI uses (RunScenario, ExpandSweep, ReportFabric); it adds no
 // simulation logic. ns-3's simulator is one per process, so runs are serialised.
-#include "sim/output-directory-lock.h"
-#include "sim/scenario-run.h"
-#include "sim/scenario-sweep.h"
+#include "sim/run/output-directory-lock.h"
+#include "sim/run/run-watchdog.h"
+#include "sim/run/scenario-run.h"
+#include "sim/scenario/scenario-sweep.h"
 #include "topologies/fabric-report.h"
 #include "topologies/graphml-io.h"
 #include "topologies/json-reader.h"
@@ -296,8 +297,7 @@ SeriesToPython(const TimeSeries& s)
 void
 OnSigint(int)
 {
-  g_stopSignal = SIGINT;
-  g_interrupted = true;
+  RequestStop(SIGINT);
 }
 
 /// While alive, Ctrl-C stops the run at its next sample (Python's own handler cannot run while
@@ -384,9 +384,9 @@ Run(py::handle scenario,
     py::gil_scoped_release unlocked;
     std::lock_guard<std::mutex> lock(g_runMutex);
     SigintStopsRun sigint(mainThread);
-    g_interrupted = false;
+    ClearStopRequest();
     result = RunScenario(spec, options);
-    interrupted = g_interrupted.exchange(false);
+    interrupted = ClearStopRequest();
   }
   if (interrupted)
   {

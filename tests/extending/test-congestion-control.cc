@@ -5,7 +5,7 @@
 // the sender honours its pace: consecutive data packets leave at least its gap apart.
 #include "models/mrc/mrc-congestion-control.h"
 #include "models/mrc/mrc-connect.h"
-#include "sim/scenario-run.h"
+#include "sim/run/scenario-run.h"
 #include "tests/models/fabric-test-fixture.h"
 
 #include "ns3/string.h"

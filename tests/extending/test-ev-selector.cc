@@ -4,7 +4,7 @@
 // on the EV it picked.
 #include "models/mrc/ev-selector.h"
 #include "models/mrc/mrc-connect.h"
-#include "sim/scenario-run.h"
+#include "sim/run/scenario-run.h"
 #include "tests/models/fabric-test-fixture.h"
 
 #include "ns3/log.h"

@@ -12,7 +12,7 @@ HEADER = "/usr/include/stdio.h"  # libc6-dev's, on every machine that builds C++
 def fake_build(tmp_path, headers):
     obj = tmp_path / "build" / "CMakeFiles" / "x.dir"
     obj.mkdir(parents=True)
-    (obj / "x.cc.o.d").write_text("x.cc.o: " + " \\\n  ".join([str(ROOT) + "/sim/main.cc", *headers]) + "\n")
+    (obj / "x.cc.o.d").write_text("x.cc.o: " + " \\\n  ".join([str(ROOT) + "/sim/cli/main.cc", *headers]) + "\n")
     return tmp_path / "build"
 
 

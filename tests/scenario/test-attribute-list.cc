@@ -1,8 +1,8 @@
 // `mrcsim attributes` lists every attribute of every registered ns-3 type, and what it shows a
 // scenario may set is what ns-3 itself takes as a default: each listed default, given back as
 // text, is accepted by Config::SetDefaultFailSafe (then restored).
-#include "sim/attribute-check.h"
-#include "sim/attribute-list.h"
+#include "sim/scenario/attribute-check.h"
+#include "sim/cli/attribute-list.h"
 
 #include "ns3/config.h"
 #include "ns3/string.h"

@@ -1,6 +1,6 @@
 // The progress lines' ETA: from the recent rate, not the rate since the start, and only once
 // two successive estimates agree.
-#include "sim/eta-estimator.h"
+#include "sim/run/eta-estimator.h"
 
 #include <catch2/catch.hpp>
 

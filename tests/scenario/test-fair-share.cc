@@ -1,6 +1,6 @@
-// The fair-share reference (sim/fair-share.h): max-min rates by progressive filling, recomputed
+// The fair-share reference (sim/references/fair-share.h): max-min rates by progressive filling, recomputed
 // at every arrival and departure, on cases whose answer is known by hand.
-#include "sim/fair-share.h"
+#include "sim/references/fair-share.h"
 
 #include <catch2/catch.hpp>
 
@@ -86,9 +86,9 @@ TEST_CASE("fair share: past its work limit the reference is not computed", "[fai
   CHECK_FALSE(FairShareFinishTimes(in));
 }
 
-// ---- the reference of a run (sim/fair-reference.h) ----------------------------------------------
+// ---- the reference of a run (sim/references/fair-reference.h) ----------------------------------------------
 
-#include "sim/scenario-run.h"
+#include "sim/run/scenario-run.h"
 
 #include <filesystem>
 #include <fstream>

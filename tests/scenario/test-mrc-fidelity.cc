@@ -2,7 +2,7 @@
 // full claims): a healthy all-to-all near its ideal and no slower than RoCEv2, no timeout when
 // nothing is dropped, a T0-T1 link failure bypassed within tens of microseconds, tail losses
 // found by a probe rather than the retransmission timeout, and path health shared by a NIC's QPs.
-#include "sim/scenario-runner.h"
+#include "sim/run/transport-run.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
 // One writer per results directory (OutputDirectoryLock), unique temporaries (OutputFile) and
 // the digest summary.json keeps of each CSV (DigestCsvFile).
-#include "sim/output-directory-lock.h"
-#include "sim/output-file.h"
-#include "sim/scenario-run.h"
+#include "sim/run/output-directory-lock.h"
+#include "sim/run/output-file.h"
+#include "sim/run/scenario-run.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,8 +1,8 @@
-// Packet captures of a scenario (outputs.pcap, sim/pcap-capture.h): both ends of each selected
+// Packet captures of a scenario (outputs.pcap, sim/run/pcap-capture.h): both ends of each selected
 // link write a file named after its node and port, a port named twice once; a run without an
 // output directory, or split into partitions, is refused with the file and key in the message.
 // (tests/pcap/test_pcap_captures.py checks what the files hold.)
-#include "sim/pcap-capture.h"
+#include "sim/run/pcap-capture.h"
 
 #include "models/engine/fabric-parallel-simulator.h"
 

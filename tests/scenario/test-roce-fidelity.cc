@@ -1,7 +1,7 @@
 // RoCEv2 against what lossless Ethernet guarantees: with PFC headroom derived from each port's
 // rate and cable (PortQueueConfig::PfcHeadroomOf), no frame is dropped for want of headroom at
 // 100, 200, 400 or 800G under a heavy incast next to an all-to-all.
-#include "sim/scenario-runner.h"
+#include "sim/run/transport-run.h"
 #include "tests/roce-invariants.h"
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,10 @@
 // How runs end: on completion, when no progress is possible, on their limits and on signals,
 // whatever the sampling interval; messages on QPs in error fail; large messages; bounded input;
 // results files complete or absent.
-#include "sim/output-file.h"
-#include "sim/scenario-run.h"
-#include "sim/scenario-runner.h"
+#include "sim/run/output-file.h"
+#include "sim/run/run-watchdog.h"
+#include "sim/run/scenario-run.h"
+#include "sim/run/transport-run.h"
 
 #include <catch2/catch.hpp>
 
@@ -94,16 +95,16 @@ TEST_CASE("limits: the wall-time limit and signals stop a run between samples", 
     CHECK(FirstRun(r)["stopped_at_us"].get<double>() < 1e6); // long before the first sample
   }
   {
-    g_interrupted = false;
+    ClearStopRequest();
     std::thread signal(
       []
       {
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        g_interrupted = true;
+        RequestStop();
       });
     const ScenarioResult r = Run(Scenario(body));
     signal.join();
-    g_interrupted = false;
+    ClearStopRequest();
     CHECK(r.partial);
     CHECK(FirstRun(r)["stop_reason"] == "interrupted");
     CHECK(FirstRun(r)["stopped_at_us"].get<double>() < 1e6);

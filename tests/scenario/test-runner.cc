@@ -1,6 +1,6 @@
 // Scenario runner: workloads on an idle fabric against their analytical times, determinism,
 // failures at their times, --set overrides reaching the models.
-#include "sim/scenario-runner.h"
+#include "sim/run/transport-run.h"
 
 #include <catch2/catch.hpp>
 

@@ -2,10 +2,10 @@
 // mesh's pair links, the latency), the spec's checks, NCCL's rings over domains (layout, which hops
 // reach the fabric, the ideal against the hierarchical ring's formula), PXN all-to-all, and a
 // 64-GPU ring on 8 HGX servers run on the packet-level fabric.
-#include "sim/collective-workload.h"
-#include "sim/scale-up-fabric.h"
-#include "sim/scenario-runner.h"
-#include "sim/workload.h"
+#include "sim/workloads/collective-workload.h"
+#include "sim/network/scale-up-fabric.h"
+#include "sim/run/transport-run.h"
+#include "sim/workloads/workload.h"
 
 #include "topologies/fabric-spec.h"
 

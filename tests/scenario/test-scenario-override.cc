@@ -1,6 +1,6 @@
 // --set overrides into objects the scenario does not write: an allowed key is created (as the
 // file could have written it), an unknown one fails naming it, and a missing list is not made up.
-#include "sim/scenario-spec.h"
+#include "sim/scenario/scenario-spec.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // A whole scenario run (RunScenario, shared by the CLI and the Python module): the summary it
 // returns is the one it writes, the in-memory time series are timeseries.csv's rows, and without
 // an output directory nothing is written.
-#include "sim/scenario-run.h"
+#include "sim/run/scenario-run.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // Scenario files: the shipped examples read, every entry of the bad-file catalogue fails with a
 // message naming the file, the JSON path and what is allowed, and --set overrides edit the
 // document before validation.
-#include "sim/scenario-spec.h"
+#include "sim/scenario/scenario-spec.h"
 
 #include <catch2/catch.hpp>
 

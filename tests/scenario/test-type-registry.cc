@@ -2,10 +2,10 @@
 // (scenarios/scenario.schema.json): the same type names in the same order, and for each type the
 // same keys allowed, required and required one-of; the registries' own schema fragments say the
 // same; a key of another type is refused naming the types that take it.
-#include "sim/failure-types.h"
-#include "sim/scenario-spec.h"
-#include "sim/transport-types.h"
-#include "sim/workload-types.h"
+#include "sim/failures/failure-types.h"
+#include "sim/scenario/scenario-spec.h"
+#include "sim/network/transport-types.h"
+#include "sim/workloads/workload-types.h"
 
 #include <catch2/catch.hpp>
 

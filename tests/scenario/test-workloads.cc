@@ -2,8 +2,8 @@
 // against the ideal formulas, message counts and bytes per GPU, the step dependencies, groups and
 // placement, iterations with compute time, permutations, incast, Poisson background traffic, and
 // the errors MakeWorkload raises.
-#include "sim/pattern-workload.h"
-#include "sim/workload.h"
+#include "sim/workloads/pattern-workload.h"
+#include "sim/workloads/workload.h"
 
 #include "topologies/json-reader.h"
 

@@ -81,7 +81,7 @@ COLUMNS = {
 }
 INT_MAX = {"int": 2**63 - 1, "int32": 2**31 - 1}
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "summary.schema.json")
-LOCK_FILE = ".mrcsim.lock"  # the run's lock (sim/output-directory-lock.h)
+LOCK_FILE = ".mrcsim.lock"  # the run's lock (sim/run/output-directory-lock.h)
 
 
 class ResultsError(ValueError):

@@ -1,0 +1,284 @@
+#include "sim/network/network-service.h"
+
+#include "sim/network/transport-types.h"
+
+#include "models/engine/fabric-parallel-simulator.h"
+#include "models/rdma/rdma-connect.h"
+
+#include "ns3/callback.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace mrcsim
+{
+
+using ns3::Ptr;
+using ns3::Time;
+
+/// The trace sinks of one QP: ns-3 binds one argument, so the side carries what they need.
+struct NetworkService::SideSinks
+{
+  static void RecvComplete(Side* side, uint32_t, uint64_t, uint64_t, Time)
+  {
+    side->owner->Notify(side, kRecvNotice, std::string());
+  }
+  static void Error(Side* side, uint32_t qpn, const std::string& cause)
+  {
+    side->owner->Notify(side, kErrorNotice, "QP " + std::to_string(qpn) + ": " + cause);
+  }
+};
+
+NetworkService::NetworkService(ns3::FabricNetwork& net, const TransportSpec& transport)
+  : m_net(net)
+  , m_transport(transport)
+{
+  ns3::FabricParallelSimulatorImpl* sim = ns3::FabricParallelSimulatorImpl::Get();
+  if (!sim)
+    throw std::runtime_error("NetworkService: needs the simulator ns3::FabricParallelSimulatorImpl");
+  m_noticeKind = sim->AddHandler(&NetworkService::OnNotice, this);
+}
+
+void
+NetworkService::Notify(Side* side, uint8_t kind, const std::string& cause)
+{
+  // The workloads' state is shared by all GPUs: the host's reaction runs as a global event (alone,
+  // between a parallel run's windows; on every rank of a run across processes), which is why a
+  // parallel run needs a positive CompletionLatency of at least its lookahead. With none (one
+  // partition), a receive completes at once; an error stays an event of its own, as the QP fails
+  // in the middle of its own work.
+  if (kind == kRecvNotice && !side->completionLatency.IsStrictlyPositive())
+  {
+    OnRecvComplete(side->peer->sent);
+    return;
+  }
+  std::vector<uint8_t> bytes(1 + sizeof side->index + cause.size());
+  bytes[0] = kind;
+  std::memcpy(bytes.data() + 1, &side->index, sizeof side->index);
+  std::memcpy(bytes.data() + 1 + sizeof side->index, cause.data(), cause.size());
+  ns3::FabricParallelSimulatorImpl::ScheduleEverywhere(side->qp->NodeId(), m_noticeKind, side->completionLatency,
+                                                       std::move(bytes));
+}
+
+void
+NetworkService::OnNotice(void* service, uint32_t, const std::vector<uint8_t>& bytes)
+{
+  auto* self = static_cast<NetworkService*>(service);
+  uint32_t index = 0;
+  if (bytes.size() < 1 + sizeof index)
+    throw std::logic_error("NetworkService: a notice of " + std::to_string(bytes.size()) + " bytes");
+  std::memcpy(&index, bytes.data() + 1, sizeof index);
+  if (index >= self->m_sides.size())
+    throw std::logic_error("NetworkService: a notice for QP side " + std::to_string(index) + " of " +
+                           std::to_string(self->m_sides.size()));
+  Side* side = &self->m_sides[index];
+  if (bytes[0] == kRecvNotice)
+    self->OnRecvComplete(side->peer->sent);
+  else
+    self->OnQpError(side, std::string(bytes.begin() + 1 + sizeof index, bytes.end()));
+}
+
+NetworkService::~NetworkService() = default;
+
+void
+NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done)
+{
+  if (m_scaleUp && m_scaleUp->SameDomain(src, dst))
+  {
+    // Never a NIC: no connection, no QP, not in the fair-share reference (its own crossbar's
+    // max-min sharing is the domain's model).
+    ++m_outstanding;
+    m_scaleUp->Transfer(src,
+                        dst,
+                        bytes,
+                        [this, done = std::move(done)]
+                        {
+                          --m_outstanding;
+                          done();
+                          Progressed();
+                        });
+    return;
+  }
+  ++m_fabricMessages;
+  m_fabricBytes += bytes;
+  Connection& c = Get(src, dst);
+  const Time post = ns3::GetOrCreateNic(m_net, src)->PostLatency();
+  ++m_outstanding;
+  // Runs when the receiver's host learns of the last part (Notify).
+  done = [this, done = std::move(done)]
+  {
+    --m_outstanding;
+    done();
+    Progressed();
+  };
+  if (m_fair)
+  {
+    // Here, in the workload's event, which every rank runs: the reference is the same on all.
+    std::vector<std::pair<ns3::RdmaQueuePair*, uint64_t>> parts;
+    for (const auto& [side, partBytes] : Writes(c, src, bytes))
+      parts.emplace_back(ns3::PeekPointer(side->qp), partBytes);
+    m_fair->AddMessage(src, dst, bytes, ns3::Simulator::Now(), parts);
+  }
+  if (post.IsStrictlyPositive())
+  {
+    ns3::Simulator::Schedule(post,
+                             [this, &c, src, bytes, done = std::move(done)]() mutable
+                             { Post(c, src, bytes, std::move(done)); });
+    return;
+  }
+  Post(c, src, bytes, std::move(done));
+}
+
+std::vector<std::pair<NetworkService::Side*, uint64_t>>
+NetworkService::Writes(Connection& c, uint32_t src, uint64_t bytes)
+{
+  auto& senders = src == c.a ? c.aSide : c.bSide;
+  // RoCEv2 with several QPs per connection: the message is split evenly over them (as NCCL
+  // splits over channels) and completes with its last part; a part above the largest RDMA write
+  // is posted as several writes.
+  const uint64_t qps = std::min<uint64_t>(senders.size(), bytes);
+  std::vector<std::pair<Side*, uint64_t>> writes;
+  for (uint64_t i = 0; i < qps; ++i)
+  {
+    uint64_t part = bytes / qps + (i < bytes % qps ? 1 : 0);
+    for (; part > kMaxRdmaWriteBytes; part -= kMaxRdmaWriteBytes)
+      writes.emplace_back(senders[i], kMaxRdmaWriteBytes);
+    writes.emplace_back(senders[i], part);
+  }
+  return writes;
+}
+
+void
+NetworkService::Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done)
+{
+  const std::vector<std::pair<Side*, uint64_t>> writes = Writes(c, src, bytes);
+  auto fail = [this]
+  {
+    --m_outstanding;
+    ++m_failedMessages;
+  };
+  std::vector<Pending> pending;
+  if (writes.size() == 1)
+  {
+    pending.emplace_back(
+      [done = std::move(done), fail](bool ok)
+      {
+        if (ok)
+          done();
+        else
+          fail();
+      });
+  }
+  else
+  {
+    struct Whole
+    {
+      std::size_t left;
+      bool failed = false;
+      std::function<void()> done;
+    };
+    auto whole = std::make_shared<Whole>(Whole{ writes.size(), false, std::move(done) });
+    for (std::size_t i = 0; i < writes.size(); ++i)
+    {
+      pending.emplace_back(
+        [whole, fail](bool ok)
+        {
+          --whole->left;
+          if (whole->failed)
+            return;
+          if (!ok)
+          {
+            whole->failed = true;
+            fail();
+          }
+          else if (whole->left == 0)
+            whole->done();
+        });
+    }
+  }
+  for (std::size_t i = 0; i < writes.size(); ++i)
+  {
+    Side* side = writes[i].first;
+    if (side->failed)
+    {
+      pending[i](false); // a QP in error accepts no work: the part fails at once
+      continue;
+    }
+    side->sent->push_back(std::move(pending[i]));
+    side->qp->PostWrite(writes[i].second);
+  }
+}
+
+void
+NetworkService::OnRecvComplete(PendingQueue* queue)
+{
+  // A QP in error has failed what it had sent; its peer may still complete one of those (the
+  // data arrived, the acknowledgements did not): that message stays failed.
+  if (queue->empty())
+    return;
+  Pending part = std::move(queue->front());
+  queue->pop_front();
+  part(true);
+}
+
+void
+NetworkService::OnQpError(Side* side, const std::string& cause)
+{
+  m_errors.push_back(cause);
+  if (side->failed)
+    return;
+  side->failed = true;
+  // As a QP in error flushes its work requests with error completions: every part it was
+  // sending fails now.
+  PendingQueue flushed = std::move(*side->sent);
+  while (!flushed.empty())
+    flushed.take_front()(false);
+}
+
+NetworkService::Connection&
+NetworkService::Get(uint32_t src, uint32_t dst)
+{
+  const uint64_t key = (uint64_t(std::min(src, dst)) << 32) | std::max(src, dst);
+  auto it = m_connections.find(key);
+  if (it != m_connections.end())
+  {
+    return it->second;
+  }
+  Connection& c = m_connections[key];
+  c.a = std::min(src, dst);
+  const uint32_t b = std::max(src, dst);
+  for (ConnectionObserver* o : m_observers)
+    o->OnConnection(c.a, b);
+  for (const QpPair& qp : TransportTypes().Get(m_transport.type).connect(m_net, m_transport, c.a, b))
+    Add(c, qp.first, qp.second);
+  return c;
+}
+
+void
+NetworkService::Add(Connection& c, Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueuePair> y)
+{
+  Side* sx = &m_sides.emplace_back();
+  sx->index = static_cast<uint32_t>(m_sides.size() - 1);
+  Side* sy = &m_sides.emplace_back();
+  sy->index = static_cast<uint32_t>(m_sides.size() - 1);
+  for (auto [side, qp, peer] : { std::make_tuple(sx, x, sy), std::make_tuple(sy, y, sx) })
+  {
+    side->owner = this;
+    side->qp = qp;
+    side->peer = peer;
+    // This QP's GPU is the one its peer QP sends to.
+    side->completionLatency = ns3::GetOrCreateNic(m_net, (qp == x ? y : x)->GetRemoteGpu())->CompletionLatency();
+    side->sent = &m_queues.emplace_back();
+    qp->TraceConnectWithoutContext("RecvComplete", ns3::MakeBoundCallback(&SideSinks::RecvComplete, side));
+    qp->TraceConnectWithoutContext("Error", ns3::MakeBoundCallback(&SideSinks::Error, side));
+    m_qps.push_back(qp);
+    for (ConnectionObserver* o : m_observers)
+      o->OnQp(qp);
+  }
+  c.aSide.push_back(sx);
+  c.bSide.push_back(sy);
+}
+
+} // namespace mrcsim

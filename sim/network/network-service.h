@@ -1,0 +1,159 @@
+// The workloads' MessageService on one transport's ns-3 network: QPs are connected on a pair's
+// first message, messages complete when their receiver holds them, and messages on a QP that
+// went into error fail (counted) instead of waiting forever. Completions and QP errors reach the
+// workloads as global events (FabricParallelSimulatorImpl): in a partitioned run the workloads'
+// shared state is touched by one thread, between windows.
+#ifndef MRCSIM_SIM_NETWORK_NETWORK_SERVICE_H
+#define MRCSIM_SIM_NETWORK_NETWORK_SERVICE_H
+
+#include "sim/network/scale-up-fabric.h"
+#include "sim/references/fair-reference.h"
+#include "sim/scenario/scenario-spec.h"
+#include "sim/workloads/workload.h"
+
+#include "models/engine/ring-queue.h"
+#include "models/fabric/fabric-network.h"
+#include "models/rdma/rdma-queue-pair.h"
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mrcsim
+{
+
+/// \brief The largest RDMA write the service posts: 2^31 bytes, InfiniBand's largest message
+/// (IBTA Vol. 1, 9.4: a message is at most 2^31 bytes; the RETH's DMA length is 32 bits). A
+/// larger workload message is posted as several writes and completes with the last of them, as a
+/// communication library splits a large buffer.
+constexpr uint64_t kMaxRdmaWriteBytes = uint64_t(1) << 31;
+
+/// \brief Told of the connections and QPs a NetworkService makes, as it makes them (the run's
+/// metric collectors subscribe to their trace sources; sim/run/run-metrics.h).
+class ConnectionObserver
+{
+public:
+  virtual ~ConnectionObserver() = default;
+  /// \brief GPUs a < b are connected for the first time; their QPs are made next.
+  virtual void OnConnection(uint32_t a, uint32_t b) {}
+  /// \brief A QP was made (each of a connection's, after OnConnection).
+  virtual void OnQp(ns3::Ptr<ns3::RdmaQueuePair> qp) {}
+};
+
+/// \brief Workloads' messages on the QPs of one transport.
+class NetworkService : public MessageService
+{
+public:
+  /// \param transport its type connects the GPUs (sim/network/transport-types.h)
+  NetworkService(ns3::FabricNetwork& net, const TransportSpec& transport);
+  ~NetworkService() override;
+
+  /// The NICs' host latencies (RdmaNic PostLatency and CompletionLatency) bracket the message:
+  /// its QPs have it PostLatency after the post, and the receiver sees it CompletionLatency after
+  /// its last byte arrived.
+  void Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done) override;
+
+  /// \brief Runs after every completed message and on Progressed() (the runner checks whether
+  /// all work is done).
+  void SetOnProgress(std::function<void()> callback) { m_onProgress = std::move(callback); }
+  /// \brief Tells `observer` (which must outlive the service's connections) of every connection
+  /// and QP made from now on.
+  void AddObserver(ConnectionObserver* observer) { m_observers.push_back(observer); }
+  void Progressed() override
+  {
+    if (m_onProgress)
+      m_onProgress();
+  }
+
+  /// \brief Carries every message between two GPUs of one scale-up domain on `scaleUp` (which
+  /// must outlive the service's messages) instead of through their NICs: no QP, no packet.
+  void SetScaleUp(ScaleUpFabric* scaleUp) { m_scaleUp = scaleUp; }
+  /// \brief Messages posted through the NICs (each leg of a relayed message counts) and their
+  /// bytes; those on the scale-up domains are ScaleUpFabric's.
+  uint64_t FabricMessages() const { return m_fabricMessages; }
+  uint64_t FabricBytes() const { return m_fabricBytes; }
+
+  /// \brief Tells `fair` (which must outlive the service's messages) of every message posted
+  /// from now on, with the QPs that carry its parts (sim/references/fair-reference.h).
+  void SetFairReference(FairReference* fair) { m_fair = fair; }
+
+  const std::vector<ns3::Ptr<ns3::RdmaQueuePair>>& AllQps() const { return m_qps; }
+  /// \brief "QP n: cause" of every QP that went into error, in order.
+  const std::vector<std::string>& Errors() const { return m_errors; }
+  /// \brief Messages that failed: some part was posted on (or waiting on) a QP in error.
+  uint64_t FailedMessages() const { return m_failedMessages; }
+  /// \brief Messages posted and neither complete nor failed.
+  uint64_t OutstandingMessages() const { return m_outstanding; }
+
+private:
+  /// A message part waiting for its receiver: `ok` true when it completed, false when its QP
+  /// went into error.
+  using Pending = std::function<void(bool ok)>;
+  /// Parts waiting on one receiving QP, in posting order (RDMA completes a QP's messages in
+  /// order). A ring: 16 bytes while empty (a std::deque takes ~600 even then), and a large run
+  /// has millions of QPs.
+  using PendingQueue = ns3::RingQueue<Pending>;
+
+  /// One QP of a connection: the QP, the queue of parts it sends (completed by its peer), and
+  /// whether it is in error.
+  struct Side
+  {
+    NetworkService* owner = nullptr;
+    ns3::Ptr<ns3::RdmaQueuePair> qp;
+    Side* peer = nullptr;         ///< the other end's QP
+    PendingQueue* sent = nullptr; ///< parts this QP sent, completed at the peer's receive
+    bool failed = false;
+    uint32_t index = 0;             ///< in m_sides (what a completion notice names)
+    ns3::Time completionLatency;    ///< of this QP's NIC: when its host learns of a completion
+  };
+  struct SideSinks;
+
+  /// The QPs between two GPUs, both directions (a QP pair carries data both ways).
+  struct Connection
+  {
+    uint32_t a = 0;
+    std::vector<Side*> aSide;
+    std::vector<Side*> bSide;
+  };
+
+  void Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done);
+  /// The writes a message from `src` is posted as: its parts over the sender's QPs, each split
+  /// at the largest RDMA write.
+  std::vector<std::pair<Side*, uint64_t>> Writes(Connection& c, uint32_t src, uint64_t bytes);
+  Connection& Get(uint32_t src, uint32_t dst);
+  void Add(Connection& c, ns3::Ptr<ns3::RdmaQueuePair> x, ns3::Ptr<ns3::RdmaQueuePair> y);
+  void OnRecvComplete(PendingQueue* queue);
+  void OnQpError(Side* side, const std::string& cause);
+  /// \brief A completion or QP error, as a global event every rank runs (see SideSinks): its
+  /// bytes are the kind (kRecvNotice, kErrorNotice), the side's index and, for an error, its cause.
+  static void OnNotice(void* service, uint32_t context, const std::vector<uint8_t>& bytes);
+  /// \brief Tells the host of `side` of a completion or error, its NIC's CompletionLatency from
+  /// now (at once when that is 0, which a run in one partition allows).
+  void Notify(Side* side, uint8_t kind, const std::string& cause);
+  static constexpr uint8_t kRecvNotice = 0;
+  static constexpr uint8_t kErrorNotice = 1;
+  uint32_t m_noticeKind = 0; ///< OnNotice's handler kind
+
+  ns3::FabricNetwork& m_net;
+  const TransportSpec& m_transport;
+  std::map<uint64_t, Connection> m_connections;
+  std::deque<PendingQueue> m_queues; ///< stable addresses
+  std::deque<Side> m_sides;          ///< stable addresses
+  std::vector<ns3::Ptr<ns3::RdmaQueuePair>> m_qps;
+  std::vector<std::string> m_errors;
+  std::function<void()> m_onProgress;
+  std::vector<ConnectionObserver*> m_observers;
+  FairReference* m_fair = nullptr;
+  ScaleUpFabric* m_scaleUp = nullptr;
+  uint64_t m_fabricMessages = 0;
+  uint64_t m_fabricBytes = 0;
+  uint64_t m_outstanding = 0;
+  uint64_t m_failedMessages = 0;
+};
+
+} // namespace mrcsim
+
+#endif
