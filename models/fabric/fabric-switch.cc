@@ -1,5 +1,6 @@
 #include "models/fabric/fabric-switch.h"
 
+#include "models/engine/attribute-default.h"
 #include "models/wire/fabric-address.h"
 #include "models/fabric/fabric-control-plane.h"
 #include "models/wire/ipv6-usid-header.h"
@@ -111,9 +112,7 @@ Word(const Ipv6UsidHeader::AddressBytes& a, int i)
 Time
 FabricSwitch::DefaultForwardingLatency()
 {
-  TypeId::AttributeInformation info;
-  NS_ABORT_UNLESS(GetTypeId().LookupAttributeByName("ForwardingLatency", &info));
-  return DynamicCast<const TimeValue>(info.initialValue)->Get();
+  return AttributeDefault<TimeValue>(GetTypeId(), "ForwardingLatency");
 }
 
 const void*

@@ -7,6 +7,7 @@
 #include "models/engine/fabric-parallel-simulator.h"
 #include "models/fabric/fabric-packet.h"
 #include "models/fabric/fabric-switch.h"
+#include "models/fabric/path-latency.h"
 #include "models/mrc/nscc-congestion-control.h"
 #include "models/mrc/round-robin-ev-selector.h"
 #include "models/rdma/rdma-nic.h"
@@ -204,26 +205,27 @@ MrcQueuePair::SetUp()
   {
     line = DataRate(line.GetBitRate() + m_nic->GetHost()->GetPort(port)->GetDataRate().GetBitRate());
   }
-  // Base RTT of an uncongested round trip on EV 0's path: each link's propagation and each
-  // switch's forwarding latency both ways, and store-and-forward of a full data packet at each
-  // hop: the path's own figures, as the ideal model reckons them (sim/references/ideal-model.h).
-  Ptr<FabricPort> nicPort = m_nic->GetHost()->GetPort(0);
+  // Base RTT: a full data packet (payload of an MTU, IPv6, UDP, BTH, RETH, the port's framing,
+  // and the preamble and inter-frame gap a real link carries) over EV 0's path, by the one
+  // latency model (models/fabric/path-latency.h), both ways. The return leg is reckoned at the
+  // data packet's size rather than a SACK's, and the NICs' pipelines are left out: the window
+  // NSCC derives from it (1.5 BDP) then holds what the receiver's SACK coalescing keeps
+  // unacknowledged (docs/MODEL.md, "One latency model").
   Time oneWay;
   if (routing)
   {
-    const auto path = routing->Path(m_nic->GetGpu(), m_remoteGpu, m_nic->PlaneOfPort(0), 0);
-    const mrcsim::Fabric& fabric = routing->GetFabric();
-    uint64_t propagationNs = fabric.LinkAt(fabric.Gpu(m_nic->GetGpu()), 0).delayNs;
-    for (const mrcsim::PathHop& hop : path)
-    {
-      propagationNs += fabric.LinkAt(hop.node, hop.egressPort).delayNs;
-    }
-    oneWay = NanoSeconds(int64_t(propagationNs)) + nicPort->TxTime(m_nic->Mtu() + 96) * int64_t(path.size() + 1) +
-             FabricSwitch::DefaultForwardingLatency() * int64_t(path.size());
+    const int plane = m_nic->PlaneOfPort(0);
+    const auto path = routing->Path(m_nic->GetGpu(), m_remoteGpu, plane, 0);
+    const uint32_t wireBytes = m_nic->Mtu() + MrcSender::kDataHeaderBytes +
+                               m_nic->GetHost()->GetPort(0)->QueueConfig()->FramingBytes() +
+                               kPreambleAndGapBytes;
+    oneWay = Seconds(PathOneWayS(PathLinksOf(routing->GetFabric(), m_nic->GetGpu(), 0, path),
+                                 wireBytes,
+                                 FabricSwitch::DefaultForwardingLatency().GetSeconds()));
   }
   else
   {
-    oneWay = MicroSeconds(5);
+    oneWay = MicroSeconds(5); // a QP pair built without routing (model tests): no path to reckon
   }
   const Time baseRtt = oneWay * 2;
   m_sender.SetBaseRtt(baseRtt);

@@ -39,10 +39,7 @@ MrcSender::CreateCongestionControl(TypeId type)
 uint32_t
 MrcSender::PacketBytes(const Message& m, uint64_t seq) const
 {
-  // As BuildData: IPv6, UDP, BTH and RETH, then the payload.
-  constexpr uint32_t kHeaders =
-    Ipv6UsidHeader::kSize + RoceUdpHeader::kSize + RoceBthHeader::kSize + RoceRethHeader::kSize;
-  return kHeaders + PayloadOf(m, seq);
+  return kDataHeaderBytes + PayloadOf(m, seq);
 }
 
 uint32_t

@@ -12,6 +12,10 @@
 #include "models/mrc/mrc-congestion-control.h"
 #include "models/mrc/mrc-ev.h"
 #include "models/rdma/rdma-queue-pair.h"
+#include "models/wire/ipv6-usid-header.h"
+#include "models/wire/roce-bth-header.h"
+#include "models/wire/roce-reth-header.h"
+#include "models/wire/roce-udp-header.h"
 
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
@@ -52,6 +56,11 @@ static_assert(sizeof(MrcTxState) == 6, "MRC send state: keep it small");
 class MrcSender
 {
 public:
+  /// \brief The headers of every data packet, as BuildData writes them: IPv6 (the uSID
+  /// carrier), UDP, BTH and RETH.
+  static constexpr uint32_t kDataHeaderBytes =
+    Ipv6UsidHeader::kSize + RoceUdpHeader::kSize + RoceBthHeader::kSize + RoceRethHeader::kSize;
+
   explicit MrcSender(MrcQueuePair& qp) : m_qp(qp) {}
   MrcSender(const MrcSender&) = delete;
   MrcSender& operator=(const MrcSender&) = delete;

@@ -1,5 +1,7 @@
 #include "models/roce/dcqcn-rate-control.h"
 
+#include "models/engine/attribute-default.h"
+
 #include "ns3/abort.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
@@ -193,11 +195,7 @@ DcqcnRateControl::ValuesOf(Profile profile, DataRate lineRate)
 DcqcnRateControl::Profile
 DcqcnRateControl::DefaultProfile()
 {
-  TypeId::AttributeInformation info;
-  NS_ABORT_UNLESS(GetTypeId().LookupAttributeByName("Profile", &info));
-  const auto* v = dynamic_cast<const EnumValue*>(PeekPointer(info.initialValue));
-  NS_ABORT_UNLESS(v);
-  return static_cast<Profile>(v->Get());
+  return static_cast<Profile>(AttributeDefault<EnumValue>(GetTypeId(), "Profile"));
 }
 
 DcqcnRateControl::DcqcnRateControl() = default;

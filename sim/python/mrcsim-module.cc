@@ -238,7 +238,7 @@ Describe(const ScenarioSpec& spec)
     transports.push_back({ { "label", t.label },
                            { "type", t.type },
                            { "attributes", t.attributes },
-                           { "qps_per_connection", t.type == "rocev2" ? t.qpsPerConnection : 1 } });
+                           { "qps_per_connection", t.qpsPerConnection } });
   }
   nlohmann::json workloads = nlohmann::json::array();
   for (const WorkloadSpec& w : spec.workloads)

@@ -1,7 +1,9 @@
 #include "sim/references/ideal-model.h"
 
+#include "models/engine/attribute-default.h"
 #include "models/fabric/fabric-packet.h"
 #include "models/fabric/fabric-switch.h"
+#include "models/fabric/path-latency.h"
 #include "models/fabric/port-queue-config.h"
 #include "models/rdma/rdma-nic.h"
 
@@ -42,13 +44,14 @@ IdealModel::PathLatencyS(int switches, uint64_t payload) const
 {
   NS_ABORT_MSG_IF(!paths || switches < 1, "IdealModel: no path figures, or a path of " << switches << " switches");
   const Paths& p = *paths;
-  // Two GPU cables and switches - 1 switch-to-switch cables; after the first link (whose
-  // serialisation is in the NIC's bytes) the packet is stored and forwarded at every hop: on the
-  // fabric's fastest links inside, at the NIC port's rate on the last hop.
-  const double bits = (double(payload) + p.headerWireBytes) * 8;
-  const double fabricHops = double(switches - 1);
-  return p.nicLatencyS + 2 * p.gpuLinkDelayS + fabricHops * p.fabricLinkDelayS + double(switches) * p.switchLatencyS +
-         bits / p.gpuLinkRateBps + fabricHops * bits / p.fabricLinkRateBps;
+  // The one latency model (models/fabric/path-latency.h) over two GPU cables and switches - 1
+  // switch-to-switch cables, the shortest and fastest of each kind, less the packet's
+  // serialisation on the first link (the message's bytes at the NIC's rate count it), plus the
+  // NICs' pipelines and the host's post and completion.
+  const double wireBytes = double(payload) + p.headerWireBytes;
+  std::vector<ns3::PathLink> links(size_t(switches) + 1, ns3::PathLink{ p.fabricLinkDelayS, p.fabricLinkRateBps });
+  links.front() = links.back() = ns3::PathLink{ p.gpuLinkDelayS, p.gpuLinkRateBps };
+  return p.nicLatencyS + ns3::PathOneWayS(links, wireBytes, p.switchLatencyS) - wireBytes * 8 / p.gpuLinkRateBps;
 }
 
 double
@@ -71,21 +74,15 @@ MakeIdealModel(const FabricRouting& routing, uint32_t mtu)
   m.gpuBandwidthBps = GpuBandwidthBps(fabric);
   // The fewest header bytes any transport puts on a full packet: IPv6, UDP and BTH (RoCEv2's
   // middle packets; MRC adds a RETH to every packet), then Ethernet framing.
-  ns3::UintegerValue framingValue;
-  ns3::CreateObject<ns3::PortQueueConfig>()->GetAttribute("FramingBytes", framingValue);
+  const uint64_t framing = ns3::AttributeDefault<ns3::UintegerValue>(ns3::PortQueueConfig::GetTypeId(), "FramingBytes");
   paths->mtu = mtu;
-  paths->headerWireBytes = double(ns3::FabricHeaderBytes() + framingValue.Get());
+  paths->headerWireBytes = double(ns3::FabricHeaderBytes() + framing);
   m.wireOverhead = (double(mtu) + paths->headerWireBytes) / double(mtu);
-  ns3::TimeValue value;
   paths->switchLatencyS = ns3::FabricSwitch::DefaultForwardingLatency().GetSeconds();
   paths->nicPorts = fabric.Degree(g0);
-  auto nic = ns3::CreateObject<ns3::RdmaNic>();
-  nic->GetAttribute("TxLatency", value);
-  paths->nicLatencyS = value.Get().GetSeconds();
-  for (const char* attribute : { "RxLatency", "PostLatency", "CompletionLatency" })
+  for (const char* attribute : { "TxLatency", "RxLatency", "PostLatency", "CompletionLatency" })
   {
-    nic->GetAttribute(attribute, value);
-    paths->nicLatencyS += value.Get().GetSeconds();
+    paths->nicLatencyS += ns3::AttributeDefault<ns3::TimeValue>(ns3::RdmaNic::GetTypeId(), attribute).GetSeconds();
   }
   // Cables: the shortest and fastest of each kind, so that no pair is given more than it pays.
   double gpuDelay = 1e9, fabricDelay = 1e9;

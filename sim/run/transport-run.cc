@@ -14,6 +14,7 @@
 #include "sim/run/run-watchdog.h"
 #include "sim/network/transport-types.h"
 
+#include "models/engine/attribute-default.h"
 #include "models/engine/fabric-parallel-simulator.h"
 #include "models/rdma/rdma-nic.h"
 
@@ -259,9 +260,8 @@ Partition(const ScenarioSpec& spec, ns3::FabricNetwork& net, uint32_t partitions
                                   std::to_string(MpiLink()->Ranks()) + " ranks)");
     return 0;
   }
-  TimeValue completion;
-  CreateObject<RdmaNic>()->GetAttribute("CompletionLatency", completion);
-  if (!completion.Get().IsStrictlyPositive())
+  const Time completion = AttributeDefault<TimeValue>(RdmaNic::GetTypeId(), "CompletionLatency");
+  if (!completion.IsStrictlyPositive())
   {
     throw SpecError(spec.file + ": ns3::RdmaNic::CompletionLatency is 0: a run in " + std::to_string(partitions) +
                     " partitions needs it positive (the workloads react to completions between windows); "
@@ -269,7 +269,7 @@ Partition(const ScenarioSpec& spec, ns3::FabricNetwork& net, uint32_t partitions
   }
   const uint32_t crossing = net.Partition(partitions);
   FabricParallelSimulatorImpl* sim = FabricParallelSimulatorImpl::Get();
-  sim->SetLookahead(std::min(sim->GetLookahead(), completion.Get()));
+  sim->SetLookahead(std::min(sim->GetLookahead(), completion));
   if (RankLink* link = MpiLink())
   {
     if (partitions < link->Ranks())
@@ -307,10 +307,9 @@ RunTransport(const ScenarioSpec& spec,
                              "(ns3::FabricParallelSimulatorImpl)");
   }
   FabricNetwork net(fabric);
-  UintegerValue mtu;
-  CreateObject<RdmaNic>()->GetAttribute("Mtu", mtu); // the NICs' payload per packet
+  const uint64_t mtu = AttributeDefault<UintegerValue>(RdmaNic::GetTypeId(), "Mtu"); // the NICs' payload per packet
   const uint32_t crossing = Partition(spec, net, options.partitions);
-  IdealModel ideal = MakeIdealModel(net.Routing(), static_cast<uint32_t>(mtu.Get()));
+  IdealModel ideal = MakeIdealModel(net.Routing(), static_cast<uint32_t>(mtu));
   ideal.scaleUp = spec.topology.scaleUp;
   // The transport's fabric policy, unless the scenario set the same attribute itself.
   const TransportType& type = TransportTypes().Get(transport.type);
@@ -371,7 +370,7 @@ RunTransport(const ScenarioSpec& spec,
     { "label", transport.label },
     { "transport", transport.type },
     { "attributes", attrs },
-    { "qps_per_connection", type.Takes("qps_per_connection") ? transport.qpsPerConnection : 1 },
+    { "qps_per_connection", transport.qpsPerConnection },
     { "partial", outcome.partial },
     { "stop_reason", outcome.stopReason },
     // A run in which nothing completed has no completion time (null rather than 0).

@@ -30,7 +30,9 @@ struct TransportSpec
   /// Config::SetDefault before the network is built; values kept as text (numbers, booleans,
   /// times like "262us").
   std::map<std::string, std::string> attributes;
-  uint32_t qpsPerConnection = 1; ///< RoCEv2: QPs per GPU pair, spread over the NIC ports
+  /// QPs per GPU pair, spread over the NIC ports: a transport's reader sets it if the transport
+  /// takes "qps_per_connection" (RoCEv2); 1 otherwise.
+  uint32_t qpsPerConnection = 1;
 };
 
 /// \brief A set of GPUs: "all", a list, or a strided range {"first","count","stride"}.
