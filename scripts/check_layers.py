@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Checks that the models' layers, and sim/'s folders, depend only downwards.
 
-models/ is one folder per layer (see models/CMakeLists.txt). A file may include files of its own
-layer and of the layers below it; mrc and roce, two transports on the same layer, may not include
-each other. topologies/ (the fabric description) may be used from the fabric layer up; nothing
+models/ is one folder per layer, in the order models/CMakeLists.txt lists them (MODEL_LAYERS). A
+file may include files of its own layer and of the layers below it; the layers after rdma are
+transports (mrc, roce, and any added there), on one level: they may not include each other. topologies/ (the fabric description) may be used from the fabric layer up; nothing
 in models/ may include sim/. sim/ is one folder per concern (docs/ARCHITECTURE.md), each allowed
 the folders SIM_ALLOWED names; every folder may include models/ and topologies/. Prints every
 offending include and exits 1 if there is any.
@@ -14,15 +14,27 @@ import os
 import re
 import sys
 
-# Layer -> the layers (and other top-level folders) it may include.
-ALLOWED = {
+# Layer -> the layers (and other top-level folders) it may include; transports are added from
+# MODEL_LAYERS (allowed_layers).
+BASE_ALLOWED = {
     "engine": {"engine"},
     "wire": {"engine", "wire"},
     "fabric": {"engine", "wire", "fabric", "topologies"},
     "rdma": {"engine", "wire", "fabric", "rdma", "topologies"},
-    "mrc": {"engine", "wire", "fabric", "rdma", "mrc", "topologies"},
-    "roce": {"engine", "wire", "fabric", "rdma", "roce", "topologies"},
 }
+MODEL_LAYERS = re.compile(r"^\s*set\(MODEL_LAYERS\s+([^)]*)\)", re.M)
+
+
+def allowed_layers(root):
+    """BASE_ALLOWED, plus each transport layer models/CMakeLists.txt lists after rdma."""
+    with open(os.path.join(root, "models", "CMakeLists.txt"), encoding="utf-8") as f:
+        match = MODEL_LAYERS.search(f.read())
+    layers = match.group(1).split() if match else []
+    allowed = dict(BASE_ALLOWED)
+    for layer in layers:
+        if layer not in allowed:
+            allowed[layer] = {"engine", "wire", "fabric", "rdma", layer, "topologies"}
+    return allowed
 # sim/ folder -> the sim/ folders it may include (its own included). The scenario reader
 # dispatches each entry to its type's registry, which lives with the type (workloads, failures,
 # network); the rest only point down.
@@ -52,13 +64,14 @@ def target_layer(path):
 
 def check(root):
     problems = []
+    ALLOWED = allowed_layers(root)
     models = os.path.join(root, "models")
     for layer in sorted(os.listdir(models)):
         folder = os.path.join(models, layer)
         if not os.path.isdir(folder):
             continue
         if layer not in ALLOWED:
-            problems.append(f"models/{layer}/: not a known layer (add it to {os.path.basename(__file__)})")
+            problems.append(f"models/{layer}/: not a layer (add it to MODEL_LAYERS in models/CMakeLists.txt)")
             continue
         for name in sorted(os.listdir(folder)):
             if not name.endswith((".h", ".cc")):

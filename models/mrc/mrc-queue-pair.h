@@ -160,10 +160,6 @@ private:
   MrcLossDetector& LossDetector() { return m_loss; }
   /// \brief Marks the QP failed (retry limit, or no path for NoPathTimeout).
   void FailQp(const std::string& cause) { Fail(cause); }
-  /// \brief Every byte of message `id` was acknowledged.
-  void SendComplete(uint64_t id, uint64_t bytes, Time posted) { m_sendComplete(m_qpn, id, bytes, posted); }
-  /// \brief Every byte of the message `id` received was placed.
-  void RecvComplete(uint64_t id, uint64_t bytes, Time firstArrival) { m_recvComplete(m_qpn, id, bytes, firstArrival); }
   void TraceEvState(uint16_t ev, int plane, EvState from, EvState to) { m_evStateTrace(m_qpn, ev, plane, from, to); }
   void TraceDataSent(uint32_t psn, uint16_t ev, int plane, bool resend) { m_dataSentTrace(m_qpn, psn, ev, plane, resend); }
   /// \brief The loss detector declared packet `seq` lost: tells the NIC's QPs (MrcPathHealth).

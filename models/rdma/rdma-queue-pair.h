@@ -60,7 +60,9 @@ public:
   /// \brief The next frame for NIC port `port`, or null if the QP has nothing it may send there
   /// now; `*retryAt` (if not null) receives the earliest time it might (rate limits).
   virtual FramePtr NextPacket(uint16_t port, Time* retryAt) = 0;
-  /// \brief Whether the QP may have packets for `port` (cheap test for the NIC scheduler).
+  /// \brief Whether the QP will ever send data on NIC port `port`: asked once per port, when the
+  /// QP is added to its NIC (RdmaNic::AddQueuePair), to place it in that port's round robin.
+  /// Not "has data now": a QP answering false for a port is never asked for its packets there.
   virtual bool WantsPort(uint16_t port) const = 0;
   /// \brief A frame for this QP arrived.
   virtual void Receive(const RdmaRxInfo& info) = 0;
@@ -68,6 +70,11 @@ public:
   virtual void PortStateChanged(uint16_t port, bool up) {}
   /// \brief The transport's counters so far.
   virtual RdmaQpCounters Counters() const = 0;
+  /// \brief Every byte of message `id` (posted at `posted`) was acknowledged: fires SendComplete.
+  void SendComplete(uint64_t id, uint64_t bytes, Time posted) { m_sendComplete(m_qpn, id, bytes, posted); }
+  /// \brief Every byte of the `id`-th message received (its first packet in at `firstArrival`)
+  /// was placed: fires RecvComplete, which is what the runner counts as the message's completion.
+  void RecvComplete(uint64_t id, uint64_t bytes, Time firstArrival) { m_recvComplete(m_qpn, id, bytes, firstArrival); }
   /// \brief True once the QP failed (retry limit); it sends nothing more.
   bool IsInError() const { return m_error; }
   /// \brief The cache lines a NIC visit reads first (bit i: the line at this + 64 i), which the

@@ -83,10 +83,6 @@ private:
   bool DcqcnEnabled() const { return m_dcqcnEnabled; }
   /// \brief Marks the QP failed (retry limit).
   void FailQp(const std::string& cause) { Fail(cause); }
-  /// \brief Every byte of message `id` was acknowledged.
-  void SendComplete(uint64_t id, uint64_t bytes, Time posted) { m_sendComplete(m_qpn, id, bytes, posted); }
-  /// \brief Every byte of the message `id` received was placed.
-  void RecvComplete(uint64_t id, uint64_t bytes, Time start) { m_recvComplete(m_qpn, id, bytes, start); }
   void TraceStall(Time lost) { m_stallTrace(m_qpn, lost); }
   void TraceRewind(uint32_t fromPsn, uint64_t packets, bool timeout) { m_rewindTrace(m_qpn, fromPsn, packets, timeout); }
 

@@ -156,13 +156,27 @@ BuildRegistry()
     });
 }
 
+TypeRegistry<TransportType>&
+Registry()
+{
+  static TypeRegistry<TransportType> registry = BuildRegistry();
+  return registry;
+}
+
 } // namespace
 
 const TypeRegistry<TransportType>&
 TransportTypes()
 {
-  static const TypeRegistry<TransportType> registry = BuildRegistry();
-  return registry;
+  return Registry();
+}
+
+void
+RegisterTransportType(TransportType type)
+{
+  NS_ABORT_MSG_IF(!type.parse || !type.configureFabric || !type.connect,
+                  "transport '" << type.name << "' needs parse, configureFabric and connect");
+  Registry().Add(std::move(type));
 }
 
 } // namespace mrcsim

@@ -49,6 +49,11 @@ struct TransportType : TypeKeys
 /// \brief The transports, in the order messages list them.
 const TypeRegistry<TransportType>& TransportTypes();
 
+/// \brief Adds a transport defined outside the library (docs/EXTENDING.md, "A transport"): from
+/// then on scenarios may name it and runs connect GPUs with it. Call before reading scenarios.
+/// Aborts if the name is taken or `parse`, `configureFabric` or `connect` is missing.
+void RegisterTransportType(TransportType type);
+
 } // namespace mrcsim
 
 #endif

@@ -33,6 +33,9 @@ struct TransportSpec
   /// QPs per GPU pair, spread over the NIC ports: a transport's reader sets it if the transport
   /// takes "qps_per_connection" (RoCEv2); 1 otherwise.
   uint32_t qpsPerConnection = 1;
+  /// The settings of a transport registered outside the library (RegisterTransportType), made by
+  /// its reader (TypeParams, ParamsOf); null for the library's transports.
+  std::shared_ptr<const TypeParams> params;
 };
 
 /// \brief A set of GPUs: "all", a list, or a strided range {"first","count","stride"}.
