@@ -3,6 +3,7 @@
 #include "models/fabric/fabric-channel-handover.h"
 
 #include "models/engine/fabric-parallel-simulator.h"
+#include "models/engine/node-message.h"
 #include "models/fabric/fabric-port.h"
 #include "models/fabric/fabric-switch.h"
 #include "models/engine/splitmix.h"
@@ -324,43 +325,35 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
   }
 }
 
-const uint32_t FabricChannel::s_acrossKind = FabricParallelSimulatorImpl::AddHandlerAtLoad(&FabricChannel::ReceiveAcross);
+namespace
+{
+
+using AcrossMessage = BarrierMessage<FabricChannel::AcrossHeader, &FabricChannel::ReceiveAcross>;
+
+} // namespace
 
 void
 FabricChannel::SendAcross(uint8_t dir, const FabricFrame& frame, Time arrival)
 {
+  // The frame crosses as its bytes on the wire (ToPacket), the header as the fields FromPacket
+  // needs to make it again.
   Ptr<Packet> packet = ToPacket(frame);
-  const uint32_t size = packet->GetSerializedSize();
-  std::vector<uint8_t> bytes(4 + 1 + 8 + 2 + 1 + size);
-  const uint32_t id = GetId();
-  const int64_t at = arrival.GetTimeStep();
-  const uint16_t protocol = frame.Protocol();
-  std::memcpy(bytes.data(), &id, 4);
-  bytes[4] = dir;
-  std::memcpy(bytes.data() + 5, &at, 8);
-  std::memcpy(bytes.data() + 13, &protocol, 2);
-  // The kind of inner header, which the receiving NIC knows from its QP's transport (MRC's RETH on
-  // every packet, say) and the bytes alone do not tell.
-  bytes[15] = frame.inner;
-  NS_ABORT_MSG_IF(!packet->Serialize(bytes.data() + 16, size), "FabricChannel: a frame did not serialise");
-  FabricParallelSimulatorImpl::SendToRank(s_acrossKind, m_dirs[dir].context, std::move(bytes));
+  std::string bytes(packet->GetSerializedSize(), '\0');
+  NS_ABORT_MSG_IF(!packet->Serialize(reinterpret_cast<uint8_t*>(bytes.data()), static_cast<uint32_t>(bytes.size())),
+                  "FabricChannel: a frame did not serialise");
+  const AcrossHeader header{ arrival.GetTimeStep(), GetId(), frame.Protocol(), dir, frame.inner };
+  AcrossMessage::Send(m_dirs[dir].context, header, bytes);
 }
 
 void
-FabricChannel::ReceiveAcross(void*, uint32_t, const std::vector<uint8_t>& bytes)
+FabricChannel::ReceiveAcross(uint32_t, const AcrossHeader& header, std::string_view frame)
 {
-  NS_ABORT_MSG_IF(bytes.size() < 16, "FabricChannel: a frame from another rank is cut short");
-  uint32_t id;
-  int64_t at;
-  uint16_t protocol;
-  std::memcpy(&id, bytes.data(), 4);
-  const uint8_t dir = bytes[4];
-  std::memcpy(&at, bytes.data() + 5, 8);
-  std::memcpy(&protocol, bytes.data() + 13, 2);
-  auto* self = dynamic_cast<FabricChannel*>(PeekPointer(ChannelList::GetChannel(id)));
-  NS_ABORT_MSG_IF(!self || dir > 1, "FabricChannel: a frame from another rank for no link (" << id << ")");
-  Ptr<Packet> packet = Create<Packet>(bytes.data() + 16, static_cast<uint32_t>(bytes.size() - 16), true);
-  self->PushWire(dir, FromPacket(packet, protocol, bytes[15]), TimeStep(at));
+  const uint8_t dir = header.dir;
+  auto* self = dynamic_cast<FabricChannel*>(PeekPointer(ChannelList::GetChannel(header.channel)));
+  NS_ABORT_MSG_IF(!self || dir > 1, "FabricChannel: a frame from another rank for no link (" << header.channel << ")");
+  Ptr<Packet> packet =
+    Create<Packet>(reinterpret_cast<const uint8_t*>(frame.data()), static_cast<uint32_t>(frame.size()), true);
+  self->PushWire(dir, FromPacket(packet, header.protocol, header.inner), TimeStep(header.arrival));
   if (!self->m_dirs[dir].armed)
   {
     self->Arm(dir, self->DeliverEventOf(dir));

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 namespace ns3
@@ -33,6 +34,21 @@ class FabricSwitch;
 class alignas(64) FabricChannel : public Channel
 {
 public:
+  /// \brief What crosses with a frame to another rank, before its bytes (SendAcross).
+  struct AcrossHeader
+  {
+    int64_t arrival;   ///< time step of the frame's arrival at the far end
+    uint32_t channel;  ///< the link's channel id (the same on every rank)
+    uint16_t protocol; ///< the frame's L3 protocol
+    uint8_t dir;       ///< the direction it travels
+    /// The kind of inner header, which the receiving NIC knows from its QP's transport (MRC's
+    /// RETH on every packet, say) and the bytes alone do not tell.
+    uint8_t inner;
+  };
+  /// \brief SendAcross's frame on the receiving rank (at its barrier): onto the link's wire. Run
+  /// by the engine (BarrierMessage), not called by models.
+  static void ReceiveAcross(uint32_t context, const AcrossHeader& header, std::string_view frame);
+
   static TypeId GetTypeId();
   FabricChannel();
   ~FabricChannel() override;
@@ -97,13 +113,9 @@ private:
   /// \brief At a window's end: moves direction `dir`'s handed-over frames to the wire (or, when
   /// the receiving end runs on another rank, sends them there as bytes).
   static void HandOver(void* channel, uint32_t dir);
-  /// \brief Frames direction `dir` of a link sends to another rank: link id, direction, arrival,
-  /// EtherType, inner header kind and the frame as its bytes (ToPacket, serialised with its tags).
+  /// \brief A frame direction `dir` of a link sends to another rank: an AcrossHeader and the frame
+  /// as its bytes (ToPacket, serialised with its tags), through the engine's BarrierMessage.
   void SendAcross(uint8_t dir, const FabricFrame& frame, Time arrival);
-  /// \brief The handler of SendAcross's bytes on the receiving rank (at its barrier).
-  static void ReceiveAcross(void* unused, uint32_t context, const std::vector<uint8_t>& bytes);
-  /// \brief ReceiveAcross's handler kind (registered at load time).
-  static const uint32_t s_acrossKind;
 
   // The members a frame's transmission and arrival touch come first: the object's first cache
   // line (the class is line-aligned), then its direction's line, which the arrival event lists

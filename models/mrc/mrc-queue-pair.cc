@@ -5,6 +5,7 @@
 #include "models/mrc/mrc-queue-pair.h"
 
 #include "models/engine/fabric-parallel-simulator.h"
+#include "models/engine/node-message.h"
 #include "models/fabric/fabric-packet.h"
 #include "models/fabric/fabric-switch.h"
 #include "models/fabric/path-latency.h"
@@ -31,6 +32,13 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MrcQueuePair");
 
 NS_OBJECT_ENSURE_REGISTERED(MrcQueuePair);
+
+namespace
+{
+
+using PortNoticeMessage = NodeMessage<MrcQueuePair::PortNotice, &MrcQueuePair::ReceivePortNotice>;
+
+} // namespace
 
 TypeId
 MrcQueuePair::GetTypeId()
@@ -315,28 +323,20 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
   }
   if (m_peer)
   {
-    // An event of the peer's node, which may run in another partition or on another rank: it
-    // goes as bytes (the peer's QP number, the plane, the state).
-    const uint32_t notice[3] = { m_peer->GetQpn(), static_cast<uint32_t>(m_nic->PlaneOfPort(port)), up ? 1u : 0u };
-    std::vector<uint8_t> bytes(sizeof notice);
-    std::memcpy(bytes.data(), notice, sizeof notice);
-    FabricParallelSimulatorImpl::ScheduleRemote(s_portNoticeKind, m_peer->NodeId(), m_portStatusDelay, std::move(bytes));
+    // An event of the peer's node, which may run in another partition or on another rank.
+    PortNoticeMessage::Send(m_peer->NodeId(),
+                            m_portStatusDelay,
+                            PortNotice{ m_peer->GetQpn(), static_cast<uint32_t>(m_nic->PlaneOfPort(port)), up ? 1u : 0u });
   }
 }
 
-const uint32_t MrcQueuePair::s_portNoticeKind =
-  FabricParallelSimulatorImpl::AddHandlerAtLoad(&MrcQueuePair::ReceivePortNotice);
-
 void
-MrcQueuePair::ReceivePortNotice(void*, uint32_t context, const std::vector<uint8_t>& bytes)
+MrcQueuePair::ReceivePortNotice(uint32_t context, const PortNotice& notice, std::string_view)
 {
-  uint32_t notice[3];
-  NS_ABORT_MSG_IF(bytes.size() != sizeof notice, "MrcQueuePair: a port notice of " << bytes.size() << " bytes");
-  std::memcpy(notice, bytes.data(), sizeof notice);
-  Ptr<RdmaNic> nic = NodeList::GetNode(context)->GetObject<RdmaNic>();
-  Ptr<MrcQueuePair> qp = nic ? DynamicCast<MrcQueuePair>(nic->GetQueuePair(notice[0])) : nullptr;
-  NS_ABORT_MSG_IF(!qp, "MrcQueuePair: a port notice for no MRC QP " << notice[0] << " on node " << context);
-  qp->PeerPortStateChanged(static_cast<int>(notice[1]), notice[2] != 0);
+  Ptr<RdmaNic> nic = RdmaNic::OfNode(context);
+  Ptr<MrcQueuePair> qp = nic ? DynamicCast<MrcQueuePair>(nic->GetQueuePair(notice.qpn)) : nullptr;
+  NS_ABORT_MSG_IF(!qp, "MrcQueuePair: a port notice for no MRC QP " << notice.qpn << " on node " << context);
+  qp->PeerPortStateChanged(static_cast<int>(notice.plane), notice.up != 0);
 }
 
 void

@@ -42,6 +42,7 @@
 #include "ns3/event-id.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ns3
@@ -81,10 +82,16 @@ public:
   void PortStateChanged(uint16_t port, bool up) override;
   /// \brief The peer's NIC port of `plane` went down or up (a port-status message arrived).
   void PeerPortStateChanged(int plane, bool up);
-  /// \brief PeerPortStateChanged of the QP a port notice names, on node `context` (the
-  /// handler of ScheduleRemote's bytes).
-  static void ReceivePortNotice(void* unused, uint32_t context, const std::vector<uint8_t>& bytes);
-  static const uint32_t s_portNoticeKind;
+  /// \brief What a QP tells its peer when one of its NIC ports goes down or up.
+  struct PortNotice
+  {
+    uint32_t qpn;   ///< the peer QP's number on its NIC
+    uint32_t plane; ///< the plane of the port that changed
+    uint32_t up;    ///< 1: up, 0: down
+  };
+  /// \brief PeerPortStateChanged of the QP a port notice names, on node `context`: run by the
+  /// engine as the node's event (NodeMessage), not called by models.
+  static void ReceivePortNotice(uint32_t context, const PortNotice& notice, std::string_view tail);
   /// \brief Marks assumed bad this QP's usable EVs of NIC port `port` whose SRv6 paths start
   /// with `prefix` (what a QP of the NIC learnt), and resends what is in flight on them;
   /// returns how many.

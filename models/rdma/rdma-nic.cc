@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/node-list.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -157,6 +158,12 @@ Ptr<RdmaQueuePair>
 RdmaNic::GetQueuePair(uint32_t qpn) const
 {
   return FindQp(qpn);
+}
+
+Ptr<RdmaNic>
+RdmaNic::OfNode(uint32_t nodeId)
+{
+  return nodeId < NodeList::GetNNodes() ? NodeList::GetNode(nodeId)->GetObject<RdmaNic>() : nullptr;
 }
 
 RdmaQueuePair*

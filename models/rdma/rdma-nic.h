@@ -49,6 +49,8 @@ public:
   /// \brief Adds a QP under number `qpn` (unique on this NIC) bound to its peer.
   void AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn);
   Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
+  /// \brief The NIC of node `nodeId` (a message's receiving context), or null if it has none.
+  static Ptr<RdmaNic> OfNode(uint32_t nodeId);
 
   /// \brief A QP has (new) data for `port`: a command, not a query. It brings the port up to
   /// date (FabricPort::CatchUp: frames due by now start, as at any observer's look) and

@@ -38,11 +38,11 @@ NetworkService::NetworkService(ns3::FabricNetwork& net, const TransportSpec& tra
   ns3::FabricParallelSimulatorImpl* sim = ns3::FabricParallelSimulatorImpl::Get();
   if (!sim)
     throw std::runtime_error("NetworkService: needs the simulator ns3::FabricParallelSimulatorImpl");
-  m_noticeKind = sim->AddHandler(&NetworkService::OnNotice, this);
+  m_notices.emplace(this);
 }
 
 void
-NetworkService::Notify(Side* side, uint8_t kind, const std::string& cause)
+NetworkService::Notify(Side* side, uint32_t kind, const std::string& cause)
 {
   // The workloads' state is shared by all GPUs: the host's reaction runs as a global event (alone,
   // between a parallel run's windows; on every rank of a run across processes), which is why a
@@ -54,30 +54,20 @@ NetworkService::Notify(Side* side, uint8_t kind, const std::string& cause)
     OnRecvComplete(side->peer->sent);
     return;
   }
-  std::vector<uint8_t> bytes(1 + sizeof side->index + cause.size());
-  bytes[0] = kind;
-  std::memcpy(bytes.data() + 1, &side->index, sizeof side->index);
-  std::memcpy(bytes.data() + 1 + sizeof side->index, cause.data(), cause.size());
-  ns3::FabricParallelSimulatorImpl::ScheduleEverywhere(side->qp->NodeId(), m_noticeKind, side->completionLatency,
-                                                       std::move(bytes));
+  m_notices->Send(side->qp->NodeId(), side->completionLatency, Notice{ kind, side->index }, cause);
 }
 
 void
-NetworkService::OnNotice(void* service, uint32_t, const std::vector<uint8_t>& bytes)
+NetworkService::OnNotice(const Notice& notice, std::string_view cause)
 {
-  auto* self = static_cast<NetworkService*>(service);
-  uint32_t index = 0;
-  if (bytes.size() < 1 + sizeof index)
-    throw std::logic_error("NetworkService: a notice of " + std::to_string(bytes.size()) + " bytes");
-  std::memcpy(&index, bytes.data() + 1, sizeof index);
-  if (index >= self->m_sides.size())
-    throw std::logic_error("NetworkService: a notice for QP side " + std::to_string(index) + " of " +
-                           std::to_string(self->m_sides.size()));
-  Side* side = &self->m_sides[index];
-  if (bytes[0] == kRecvNotice)
-    self->OnRecvComplete(side->peer->sent);
+  if (notice.index >= m_sides.size())
+    throw std::logic_error("NetworkService: a notice for QP side " + std::to_string(notice.index) + " of " +
+                           std::to_string(m_sides.size()));
+  Side* side = &m_sides[notice.index];
+  if (notice.kind == kRecvNotice)
+    OnRecvComplete(side->peer->sent);
   else
-    self->OnQpError(side, std::string(bytes.begin() + 1 + sizeof index, bytes.end()));
+    OnQpError(side, std::string(cause));
 }
 
 NetworkService::~NetworkService() = default;

@@ -11,6 +11,7 @@
 #include "sim/scenario/scenario-spec.h"
 #include "sim/workloads/workload.h"
 
+#include "models/engine/node-message.h"
 #include "models/engine/ring-queue.h"
 #include "models/fabric/fabric-network.h"
 #include "models/rdma/rdma-queue-pair.h"
@@ -19,6 +20,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,15 +129,21 @@ private:
   void Add(Connection& c, ns3::Ptr<ns3::RdmaQueuePair> x, ns3::Ptr<ns3::RdmaQueuePair> y);
   void OnRecvComplete(PendingQueue* queue);
   void OnQpError(Side* side, const std::string& cause);
-  /// \brief A completion or QP error, as a global event every rank runs (see SideSinks): its
-  /// bytes are the kind (kRecvNotice, kErrorNotice), the side's index and, for an error, its cause.
-  static void OnNotice(void* service, uint32_t context, const std::vector<uint8_t>& bytes);
+  /// \brief What a QP side tells the host: a completion or an error (whose cause follows as the
+  /// message's tail).
+  struct Notice
+  {
+    uint32_t kind;  ///< kRecvNotice or kErrorNotice
+    uint32_t index; ///< the side's index in m_sides
+  };
+  static constexpr uint32_t kRecvNotice = 0;
+  static constexpr uint32_t kErrorNotice = 1;
+  /// \brief A completion or QP error, as a global event every rank runs (see SideSinks).
+  void OnNotice(const Notice& notice, std::string_view cause);
   /// \brief Tells the host of `side` of a completion or error, its NIC's CompletionLatency from
   /// now (at once when that is 0, which a run in one partition allows).
-  void Notify(Side* side, uint8_t kind, const std::string& cause);
-  static constexpr uint8_t kRecvNotice = 0;
-  static constexpr uint8_t kErrorNotice = 1;
-  uint32_t m_noticeKind = 0; ///< OnNotice's handler kind
+  void Notify(Side* side, uint32_t kind, const std::string& cause);
+  std::optional<ns3::GlobalMessage<NetworkService, Notice, &NetworkService::OnNotice>> m_notices;
 
   ns3::FabricNetwork& m_net;
   const TransportSpec& m_transport;
