@@ -226,10 +226,15 @@ public:
   /// from the object that schedules (an id of its own) and keeps at most one such event pending
   /// per key. With any other simulator it is Simulator::ScheduleWithContext.
   static void ScheduleKeyed(uint32_t context, const Time& delay, EventImpl* event, uint64_t key);
-  /// \brief Key `id` (below 2^60) of key space `space` (0 to 3): each kind of keyed event has a
-  /// space of its own, so that keys of different kinds never meet. In use: 0, a link direction's
-  /// arrivals (FabricChannel); 1, a port's wake (FabricPort).
-  static constexpr uint64_t KeyIn(uint64_t space, uint64_t id) { return space << 60 | id; }
+  /// \brief The kinds of keyed events: each has a key space of its own, so that keys of different
+  /// kinds never meet (at most 4).
+  enum class KeySpace : uint64_t
+  {
+    LinkArrival = 0, ///< a link direction's arrivals: id 2 x link + direction (FabricChannel)
+    PortWake = 1,    ///< a port's wake: id node << 24 | port index (FabricPort)
+  };
+  /// \brief Key `id` (below 2^60) in `space`.
+  static constexpr uint64_t KeyIn(KeySpace space, uint64_t id) { return uint64_t(space) << 60 | id; }
 
   // SimulatorImpl
   void Destroy() override;

@@ -472,10 +472,11 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   FabricScheduler::ExpectPrefetching(&event);
   // Keyed by the link direction: the order of the arrival among simultaneous events does not
   // depend on who armed it (the sender, the receiver, or a window's end of a parallel run).
-  FabricParallelSimulatorImpl::ScheduleKeyed(m_dirs[dir].context,
-                                             arrival - Simulator::Now(),
-                                             &event,
-                                             FabricParallelSimulatorImpl::KeyIn(0, 2 * uint64_t(GetId()) + dir));
+  using Sim = FabricParallelSimulatorImpl;
+  Sim::ScheduleKeyed(m_dirs[dir].context,
+                     arrival - Simulator::Now(),
+                     &event,
+                     Sim::KeyIn(Sim::KeySpace::LinkArrival, 2 * uint64_t(GetId()) + dir));
 }
 
 void

@@ -90,7 +90,8 @@ public:
   /// random-loss draw is made too, and the sender wakes itself instead of being caught up by
   /// its frames' arrivals.
   void SetHandover(bool handover);
-  bool GetHandover() const { return m_handover != nullptr; }
+  /// \brief Whether SetHandover(true) holds: only in a run of several partitions.
+  bool CrossesPartitions() const { return m_handover != nullptr; }
   /// \brief The smaller of the two directions' delays from the end of a frame's transmission to
   /// its handling (the lookahead this link allows a parallel run).
   Time GetMinArrivalDelay() const { return std::min(m_dirs[0].arrivalDelay, m_dirs[1].arrivalDelay); }

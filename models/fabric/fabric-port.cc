@@ -469,8 +469,7 @@ FabricPort::ArmWake()
   // port up (an arrival, or a window's end of a parallel run).
   const bool lossless = m_losslessQueued > 0;
   bool exact = !m_lazy || !m_arrivalPending || lossless;
-  if (exact && m_lazy && !lossless && m_channel && m_channel->GetHandover() && m_node &&
-      FabricParallelSimulatorImpl::IsParallel())
+  if (exact && m_lazy && !lossless && m_channel && m_channel->CrossesPartitions() && m_node)
   {
     // A link to another partition: no arrival catches this port up, but a catch-up before the
     // window's end is just as exact (the frames started then keep their start times, all that
@@ -510,10 +509,11 @@ FabricPort::ArmWake()
       m_wake->Ref();
       // Keyed by the port: whether a wake, an arrival or a window's end starts a frame, the
       // wake's order among simultaneous events is the same.
-      FabricParallelSimulatorImpl::ScheduleKeyed(m_context,
-                                                 m_busyUntil - Simulator::Now(),
-                                                 PeekPointer(m_wake),
-                                                 FabricParallelSimulatorImpl::KeyIn(1, uint64_t(m_context) << 24 | m_ifIndex));
+      using Sim = FabricParallelSimulatorImpl;
+      Sim::ScheduleKeyed(m_context,
+                         m_busyUntil - Simulator::Now(),
+                         PeekPointer(m_wake),
+                         Sim::KeyIn(Sim::KeySpace::PortWake, uint64_t(m_context) << 24 | m_ifIndex));
     }
     else
     {
