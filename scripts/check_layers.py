@@ -62,25 +62,29 @@ def target_layer(path):
     return None
 
 
+def sources(folder):
+    """(name, includes) of each C++ file directly in `folder`, by name."""
+    for name in sorted(os.listdir(folder)):
+        if name.endswith((".h", ".cc")):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                yield name, INCLUDE.findall(f.read())
+
+
 def check(root):
     problems = []
-    ALLOWED = allowed_layers(root)
+    allowed = allowed_layers(root)
     models = os.path.join(root, "models")
     for layer in sorted(os.listdir(models)):
         folder = os.path.join(models, layer)
         if not os.path.isdir(folder):
             continue
-        if layer not in ALLOWED:
+        if layer not in allowed:
             problems.append(f"models/{layer}/: not a layer (add it to MODEL_LAYERS in models/CMakeLists.txt)")
             continue
-        for name in sorted(os.listdir(folder)):
-            if not name.endswith((".h", ".cc")):
-                continue
-            with open(os.path.join(folder, name), encoding="utf-8") as f:
-                text = f.read()
-            for inc in INCLUDE.findall(text):
+        for name, includes in sources(folder):
+            for inc in includes:
                 to = target_layer(inc)
-                if to is not None and to not in ALLOWED[layer]:
+                if to is not None and to not in allowed[layer]:
                     problems.append(f"models/{layer}/{name}: includes {inc} ({layer} may not depend on {to})")
     sim = os.path.join(root, "sim")
     for folder in sorted(os.listdir(sim)):
@@ -90,17 +94,12 @@ def check(root):
         if folder not in SIM_ALLOWED:
             problems.append(f"sim/{folder}/: not a known folder (add it to {os.path.basename(__file__)})")
             continue
-        for name in sorted(os.listdir(path)):
-            if not name.endswith((".h", ".cc")):
-                continue
-            with open(os.path.join(path, name), encoding="utf-8") as f:
-                text = f.read()
-            for inc in INCLUDE.findall(text):
+        for name, includes in sources(path):
+            for inc in includes:
                 parts = inc.split("/")
                 if parts[0] == "sim" and len(parts) >= 3 and parts[1] != folder and parts[1] not in SIM_ALLOWED[folder]:
                     problems.append(f"sim/{folder}/{name}: includes {inc} ({folder} may not depend on {parts[1]})")
-    loose = [n for n in sorted(os.listdir(sim)) if n.endswith((".h", ".cc"))]
-    for name in loose:
+    for name, _ in sources(sim):
         problems.append(f"sim/{name}: outside sim/'s folders")
     return problems
 

@@ -49,6 +49,25 @@ Unpack(const std::vector<uint8_t>& bytes, std::string_view& tail)
   return message;
 }
 
+/// \brief The handler kind, registered at load time, that unpacks a `Message` and runs
+/// `Receive(context, message, tail)`: what NodeMessage and BarrierMessage send by.
+template<typename Message, void (*Receive)(uint32_t context, const Message& message, std::string_view tail)>
+class LoadTimeKind
+{
+public:
+  static uint32_t Kind() { return s_kind; }
+
+private:
+  static void Dispatch(void*, uint32_t context, const std::vector<uint8_t>& bytes)
+  {
+    std::string_view tail;
+    const Message message = Unpack<Message>(bytes, tail);
+    Receive(context, message, tail);
+  }
+
+  static inline const uint32_t s_kind = FabricParallelSimulatorImpl::AddHandlerAtLoad(&Dispatch);
+};
+
 } // namespace node_message
 
 /// \brief A message of type `Message` to node events: `Receive(context, message, tail)` runs as
@@ -62,18 +81,11 @@ public:
   /// node is in another partition (FabricParallelSimulatorImpl::ScheduleRemote).
   static void Send(uint32_t node, const Time& delay, const Message& message, std::string_view tail = {})
   {
-    FabricParallelSimulatorImpl::ScheduleRemote(s_kind, node, delay, node_message::Pack(message, tail));
+    FabricParallelSimulatorImpl::ScheduleRemote(node_message::LoadTimeKind<Message, Receive>::Kind(),
+                                                node,
+                                                delay,
+                                                node_message::Pack(message, tail));
   }
-
-private:
-  static void Dispatch(void*, uint32_t context, const std::vector<uint8_t>& bytes)
-  {
-    std::string_view tail;
-    const Message message = node_message::Unpack<Message>(bytes, tail);
-    Receive(context, message, tail);
-  }
-
-  static inline const uint32_t s_kind = FabricParallelSimulatorImpl::AddHandlerAtLoad(&Dispatch);
 };
 
 /// \brief A message of type `Message` handed over at a window's barrier: from a barrier task (a
@@ -86,18 +98,10 @@ class BarrierMessage
 public:
   static void Send(uint32_t node, const Message& message, std::string_view tail = {})
   {
-    FabricParallelSimulatorImpl::SendToRank(s_kind, node, node_message::Pack(message, tail));
+    FabricParallelSimulatorImpl::SendToRank(node_message::LoadTimeKind<Message, Receive>::Kind(),
+                                            node,
+                                            node_message::Pack(message, tail));
   }
-
-private:
-  static void Dispatch(void*, uint32_t context, const std::vector<uint8_t>& bytes)
-  {
-    std::string_view tail;
-    const Message message = node_message::Unpack<Message>(bytes, tail);
-    Receive(context, message, tail);
-  }
-
-  static inline const uint32_t s_kind = FabricParallelSimulatorImpl::AddHandlerAtLoad(&Dispatch);
 };
 
 /// \brief A message of type `Message` from a node to the global events, received by an object
