@@ -32,7 +32,10 @@ Pack(const Message& message, std::string_view tail)
   static_assert(std::is_trivially_copyable_v<Message>, "a node message crosses processes as its bytes");
   std::vector<uint8_t> bytes(sizeof(Message) + tail.size());
   std::memcpy(bytes.data(), &message, sizeof(Message));
-  std::memcpy(bytes.data() + sizeof(Message), tail.data(), tail.size());
+  if (!tail.empty()) // an empty view's data() may be null, which memcpy may not be given
+  {
+    std::memcpy(bytes.data() + sizeof(Message), tail.data(), tail.size());
+  }
   return bytes;
 }
 
