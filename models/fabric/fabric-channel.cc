@@ -15,7 +15,6 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 
-#include <cstring>
 
 namespace ns3
 {

@@ -18,13 +18,11 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
-#include "ns3/node-list.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace ns3
 {

@@ -9,7 +9,6 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
-#include <cstring>
 #include <memory>
 
 namespace mrcsim
