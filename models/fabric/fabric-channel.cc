@@ -46,8 +46,8 @@ FabricChannel::GetTypeId()
 }
 
 /// \brief A direction's arrival event. It lists what the arrival will touch, for FabricScheduler
-/// to prefetch (Arm says what): the link, its wire and frames, both ports, and the next switch's
-/// egress port.
+/// to prefetch (ListArrivalLines says what): the link, its wire and frames, both ports, and the
+/// next switch's egress port.
 class FabricChannel::DeliverEvent : public PrefetchingEvent
 {
 public:
@@ -62,7 +62,7 @@ public:
   FabricChannel* m_channel;
   uint8_t m_dir;
 
-  /// Entries Arm sets for each frame; the last three name where the frame goes next: the
+  /// Entries ListArrivalLines sets for each frame; the last three name where the frame goes next: the
   /// egress port of the switch it reaches, or the arrival lines of the host it reaches
   /// (FabricPacketHandler::GetArrivalLines), set once when the event is made.
   static constexpr std::size_t kPerFrame = 9;
@@ -408,64 +408,65 @@ FabricChannel::DeliverEventOf(uint8_t dir)
   return *m_dirs[dir].deliver;
 }
 
-void
-FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
+uintptr_t
+FabricChannel::TransmitLines(const FabricPort* from) const
 {
-  m_dirs[dir].armed = true;
-  const InFlight& head = m_dirs[dir].wire.front();
-  const Time arrival = m_dirs[dir].headArrival;
-  const auto* self = reinterpret_cast<const char*>(this);
-  const auto* from = reinterpret_cast<const char*>(PeekPointer(m_ports[dir]));
-  const auto* to = reinterpret_cast<const char*>(PeekPointer(m_ports[1 - dir]));
-  // The arrival catches the sender up: it starts its next frame (see FabricPort), reading the
-  // sender's hot lines, the queue entry and the frame. The receiving port's first line is all its
-  // Receive reads. A switch then forwards the frame: the hot lines of the port its uSID names
-  // are listed last; a host's arrival lines are listed once (DeliverEventOf). The head frame is
-  // in cache here (just sent, or listed by the arrival before this one, as the frame behind the
-  // head), so reading its uSID costs no miss. (The egress port's own next entry and frame, which
-  // a catch-up there reads, are one load too deep to list.)
-  // With hand-over, the sender runs on another thread: nothing of it is read, or listed.
-  if (m_handover)
-  {
-    from = nullptr;
-  }
-  const QueuedPacket* next = from ? m_ports[dir]->PeekNext() : nullptr;
-  const RingQueue<InFlight>& wire = m_dirs[dir].wire;
+  return PrefetchingEvent::Lines(this, 1u | 1u << DirLine(Dir(from)));
+}
+
+unsigned
+FabricChannel::DirLine(uint8_t dir) const
+{
+  return static_cast<unsigned>((reinterpret_cast<uintptr_t>(&m_dirs[dir]) >> 6) -
+                               (reinterpret_cast<uintptr_t>(this) >> 6));
+}
+
+void
+FabricChannel::ListArrivalLines(uint8_t dir, DeliverEvent& event) const
+{
+  // The arrival catches the sender up (FabricPort::FrameArrived): it starts its next frame,
+  // reading what the port's StartLines name. The receiving port's Receive reads its
+  // ReceiveLines. A switch then forwards the frame (FabricSwitch::ForwardLines, listed last); a
+  // host's arrival lines are listed once (DeliverEventOf). The head frame is in cache here (just
+  // sent, or listed by the arrival before this one as the frame behind the head), so reading its
+  // uSID costs no miss. With hand-over, the sender runs on another thread: nothing of it is
+  // read, or listed.
+  const Direction& d = m_dirs[dir];
+  const InFlight& head = d.wire.front();
+  const std::array<uintptr_t, 3> start =
+    m_handover ? std::array<uintptr_t, 3>{} : m_ports[dir]->StartLines();
   // The entry behind the head, which the next Arm reads as its head: in the head's line or the
   // next one, unless the ring wraps between them.
-  const InFlight* second = wire.size() > 1 ? &wire[1] : nullptr;
-  const FabricFrame* behind = second ? second->frame.Get() : nullptr;
+  const InFlight* second = d.wire.size() > 1 ? &d.wire[1] : nullptr;
   const uintptr_t headLine = reinterpret_cast<uintptr_t>(&head) >> 6;
   const uintptr_t secondLine = reinterpret_cast<uintptr_t>(second) >> 6;
   const bool nextLine = second && secondLine == headLine + 1;
   const bool wraps = second && secondLine != headLine && !nextLine;
-  // The channel's first line and its direction's, one entry (the object is four lines).
   static_assert(sizeof(FabricChannel) <= 6 * 64, "a channel's lines fit in one prefetch entry");
-  const unsigned dirLine =
-    static_cast<unsigned>((reinterpret_cast<uintptr_t>(&m_dirs[dir]) >> 6) - (reinterpret_cast<uintptr_t>(this) >> 6));
-  static_assert(FabricPort::kHotBytes == 256, "the port lines below");
   using E = PrefetchingEvent;
   event.SetPrefetchEntries(0,
-                           { E::Lines(self, 1u | 1u << dirLine),
+                           { E::Lines(this, 1u | 1u << DirLine(dir)),
                              E::Lines(&head, nextLine ? 0b11 : 0b1),
                              E::Lines(head.frame.Get()),
-                             E::Lines(behind),
-                             E::Lines(to),
-                             E::Lines(from, 0b1111),
-                             E::Lines(next),
-                             E::Lines(next ? next->frame.Get() : nullptr),
+                             E::Lines(second ? second->frame.Get() : nullptr),
+                             m_ports[1 - dir]->ReceiveLines(),
+                             start[0],
+                             start[1],
+                             start[2],
                              E::Lines(wraps ? second : nullptr) });
   static_assert(DeliverEvent::kPerFrame == 9, "the entries above");
-  if (m_dirs[dir].toSwitch)
+  if (d.toSwitch)
   {
-    // A frame routed by ECMP (a SACK to a GPU address, say) has no uSID to name its port: the
-    // start of its egress lookup instead.
-    const FabricSwitch* sw = m_dirs[dir].toSwitch;
-    const void* egress = sw->UsidEgress(*head.frame);
-    event.SetPrefetchEntries(
-      DeliverEvent::kPerFrame,
-      { E::Lines(egress, 0b1111), E::Lines(egress ? nullptr : sw->EcmpLookupLine(*head.frame)), 0 });
+    const std::array<uintptr_t, 2> forward = d.toSwitch->ForwardLines(*head.frame);
+    event.SetPrefetchEntries(DeliverEvent::kPerFrame, { forward[0], forward[1], 0 });
   }
+}
+
+void
+FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
+{
+  m_dirs[dir].armed = true;
+  ListArrivalLines(dir, event);
   // The simulator releases one reference after the event runs; ours keeps the event alive.
   event.Ref();
   FabricScheduler::ExpectPrefetching(&event);
@@ -473,7 +474,7 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   // depend on who armed it (the sender, the receiver, or a window's end of a parallel run).
   using Sim = FabricParallelSimulatorImpl;
   Sim::ScheduleKeyed(m_dirs[dir].context,
-                     arrival - Simulator::Now(),
+                     m_dirs[dir].headArrival - Simulator::Now(),
                      &event,
                      Sim::KeyIn(Sim::KeySpace::LinkArrival, 2 * uint64_t(GetId()) + dir));
 }
@@ -483,11 +484,12 @@ FabricChannel::Deliver(uint8_t dir, DeliverEvent& event)
 {
   m_dirs[dir].armed = false;
   FramePtr head = PopWire(dir);
-  // The sender's next frame cannot have arrived yet: start it (and any others due) now. Frames it
-  // starts join the wire behind the ones already on it.
-  if (!m_handover && m_ports[dir]->IsLazyStart())
+  // The sender's part of the lazy start (FabricPort::FrameArrived), before the frame is received:
+  // frames it starts join the wire behind the ones already on it. With hand-over the sender runs
+  // elsewhere and wakes itself.
+  if (!m_handover)
   {
-    m_ports[dir]->CatchUp();
+    m_ports[dir]->FrameArrived();
   }
   m_ports[1 - dir]->Receive(std::move(head));
   if (!m_dirs[dir].armed && !m_dirs[dir].wire.empty())

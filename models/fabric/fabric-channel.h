@@ -84,6 +84,9 @@ public:
   /// is lost, or the link fails meanwhile. Returns whether an arrival was scheduled (the sender
   /// relies on it to catch up).
   bool Transmit(FramePtr frame, const FabricPort* from, Time txEnd);
+  /// \brief The prefetch hint (a PrefetchingEvent::Lines entry) for what Transmit from `from`
+  /// reads of the link: its first line and its direction's.
+  uintptr_t TransmitLines(const FabricPort* from) const;
 
   /// \brief The two ends run in different partitions of a parallel run
   /// (FabricParallelSimulatorImpl): frames sent in a window reach the wire at its end, where the
@@ -104,10 +107,16 @@ protected:
 
 private:
   uint8_t Dir(const FabricPort* from) const { return from == PeekPointer(m_ports[0]) ? 0 : 1; }
+  /// \brief The line of direction `dir`'s state, counted from the object's first.
+  unsigned DirLine(uint8_t dir) const;
   class DeliverEvent;
   void Deliver(uint8_t dir, DeliverEvent& event);
   /// \brief Schedules `event` (direction dir's) for the arrival of the frame at the head of the wire.
   void Arm(uint8_t dir, DeliverEvent& event);
+  /// \brief Lists in `event` what the arrival of direction dir's head frame will touch (see
+  /// Deliver), each object naming its own lines: the link's, the sending port's start of its
+  /// next frame, the receiving port's, and the next switch's forwarding or the host's arrival.
+  void ListArrivalLines(uint8_t dir, DeliverEvent& event) const;
   DeliverEvent& DeliverEventOf(uint8_t dir);
   void Drop(const FabricFrame& frame, DropCause cause);
   bool DrawLoss(uint8_t dir);

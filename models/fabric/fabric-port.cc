@@ -79,6 +79,38 @@ FabricPort::GetTypeId()
 
 FabricPort::FabricPort() = default;
 
+// The layout StartLines relies on: what a frame's start reads (the wire's state, the class
+// queues and their byte counts, the PFC accountant, the counters) lies in the first kHotBytes.
+// A member added before them that pushes them out fails here instead of silently slowing
+// every hop.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+void
+FabricPort::CheckLayout()
+{
+  static_assert(alignof(FabricPort) == 64, "the hot lines start at the object");
+  static_assert(offsetof(FabricPort, m_handler) < 64 && offsetof(FabricPort, m_pcap) < 64,
+                "Receive reads only the first line (ReceiveLines)");
+  static_assert(offsetof(FabricPort, m_txBytes) + sizeof(uint64_t) <= kHotBytes,
+                "a frame's start reads the members up to the counters: they must end within kHotBytes");
+}
+#pragma GCC diagnostic pop
+
+std::array<uintptr_t, 3>
+FabricPort::StartLines() const
+{
+  static_assert(kHotBytes == 4 * 64, "four lines below");
+  using E = PrefetchingEvent;
+  const QueuedPacket* next = PeekNext();
+  return { E::Lines(this, 0b1111), E::Lines(next), E::Lines(next ? next->frame.Get() : nullptr) };
+}
+
+uintptr_t
+FabricPort::ReceiveLines() const
+{
+  return PrefetchingEvent::Lines(this);
+}
+
 FabricPort::~FabricPort() = default;
 
 void
@@ -493,12 +525,8 @@ FabricPort::ArmWake()
     }
     // The wake starts the next frame: it reads the port, the queue entry and frame it starts, and
     // the link it puts the frame on.
-    const auto* self = reinterpret_cast<const char*>(this);
-    const auto* link = reinterpret_cast<const char*>(PeekPointer(m_channel));
-    const QueuedPacket* next = PeekNext();
-    using E = PrefetchingEvent;
-    m_wake->SetPrefetch(
-      { E::Lines(self, 0b1111), E::Lines(next), E::Lines(next ? next->frame.Get() : nullptr), E::Lines(link, 0b11) });
+    const std::array<uintptr_t, 3> start = StartLines();
+    m_wake->SetPrefetch({ start[0], start[1], start[2], m_channel ? m_channel->TransmitLines(this) : 0 });
     FabricScheduler::ExpectPrefetching(PeekPointer(m_wake));
     // With the node's context: a wake armed by a global event (a link failure, say) belongs to the
     // node's partition in a parallel run, not to the global events.

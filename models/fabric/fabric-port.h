@@ -126,13 +126,26 @@ public:
   /// call it before reading the state below as of now: the getters are pure, and between
   /// catch-ups they describe the port as of its last one.
   void CatchUp();
-  /// \brief The queue entry this port will start next, if one is queued (a hint for
-  /// prefetching: the entry and its frame are what the start reads).
-  const QueuedPacket* PeekNext() const
+
+  // ---- the lazy start's interface to the link (see the file comment) -------------------------
+  // The port owns the lazy start: whether it is on, when a frame starts, and when the port must
+  // wake itself instead. Its link's part is to say whether a frame will arrive (Transmit's
+  // result) and, when it does, to call FrameArrived before the peer receives it.
+
+  /// \brief A frame this port sent reached the peer. The port's next frame cannot have arrived
+  /// yet: a lazy port starts it (and any others due) now, and they join the wire behind.
+  void FrameArrived()
   {
-    const int cls = NextClass();
-    return cls < 0 ? nullptr : cls == PortQueueConfig::kMaxClasses ? &m_macControl.Front() : &m_queues[cls].Front();
+    if (m_lazy)
+    {
+      CatchUp();
+    }
   }
+  /// \brief Prefetch hints (PrefetchingEvent::Lines entries) for what a start of this port's
+  /// next frame reads: the port's hot lines, the queue entry and its frame.
+  std::array<uintptr_t, 3> StartLines() const;
+  /// \brief The prefetch hint for what Receive reads of this port: its first line.
+  uintptr_t ReceiveLines() const;
 
   // ---- state ---------------------------------------------------------------------------------
   uint32_t QueueBytes(uint8_t cls) const { return m_bytes[cls]; }
@@ -154,9 +167,6 @@ public:
   uint64_t EcnMarkedPackets() const { return m_ecnMarked; }
   /// \brief Time this port spent paused by its peer's PFC frames (any class), since the start.
   Time PausedTime() const;
-  /// \brief Whether the port starts frames lazily (attribute LazyStart): then the arrival of
-  /// its previous frame at the peer catches it up.
-  bool IsLazyStart() const { return m_lazy; }
   /// \brief Time to put `bytes` of packet on this port's wire (framing and degraded rate included).
   Time TxTime(uint32_t bytes) const;
 
@@ -209,12 +219,20 @@ private:
   void MarkRed(FabricFrame& frame, uint8_t cls, double scale);
   void Trim(FabricFrame& frame);
   int NextClass() const;
+  /// \brief The queue entry this port will start next, if one is queued.
+  const QueuedPacket* PeekNext() const
+  {
+    const int cls = NextClass();
+    return cls < 0 ? nullptr : cls == PortQueueConfig::kMaxClasses ? &m_macControl.Front() : &m_queues[cls].Front();
+  }
   bool StartOne(Time start);
   void Kick();
   void ArmWake();
   void Wake();
   /// \brief A parallel run's catch-up at the end of a window (see ArmWake).
   static void CatchUpAtWindowEnd(void* port, uint32_t);
+  /// \brief Compile-time checks of the layout StartLines names (static_asserts only).
+  static void CheckLayout();
   void SendPfc(uint8_t cls, bool pause);
   void ReceivePfc(const FabricFrame& frame);
   double NextUniform();
@@ -235,7 +253,8 @@ private:
   };
 
   // The members a frame's hop touches come first, in the object's first four cache lines (the
-  // class is line-aligned), so that FabricChannel can prefetch them before the frame arrives.
+  // class is line-aligned; kHotBytes), which StartLines names for prefetching before the frame
+  // arrives (fabric-port.cc checks the layout).
   FabricPacketHandler* m_handler = nullptr; // with m_pcap, all that Receive reads of the port
   std::unique_ptr<FabricPcapWriter> m_pcap;
   Time m_busyUntil; ///< the wire is busy until then

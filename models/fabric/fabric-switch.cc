@@ -1,6 +1,7 @@
 #include "models/fabric/fabric-switch.h"
 
 #include "models/engine/attribute-default.h"
+#include "models/engine/fabric-scheduler.h"
 #include "models/wire/fabric-address.h"
 #include "models/fabric/fabric-control-plane.h"
 #include "models/wire/ipv6-usid-header.h"
@@ -115,16 +116,21 @@ FabricSwitch::DefaultForwardingLatency()
   return AttributeDefault<TimeValue>(GetTypeId(), "ForwardingLatency");
 }
 
-const void*
-FabricSwitch::EcmpLookupLine(const FabricFrame& frame) const
+std::array<uintptr_t, 2>
+FabricSwitch::ForwardLines(const FabricFrame& frame) const
 {
+  using E = PrefetchingEvent;
+  if (const FabricPort* egress = UsidEgress(frame))
+  {
+    return { E::Lines(egress, 0b1111), 0 };
+  }
   if (!m_controlPlane || !IsGpuAddress(frame.dst))
   {
-    return nullptr;
+    return { 0, 0 };
   }
   const mrcsim::FabricRouting& routing = m_controlPlane->Routing();
   const uint32_t gpu = GpuOfAddress(frame.dst);
-  return gpu < routing.GetFabric().NumGpus() ? &routing.Attach(gpu, m_plane) : nullptr;
+  return { 0, gpu < routing.GetFabric().NumGpus() ? E::Lines(&routing.Attach(gpu, m_plane)) : 0 };
 }
 
 int

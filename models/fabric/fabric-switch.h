@@ -53,9 +53,12 @@ public:
     const uint16_t usid = frame.ActiveUsid();
     return usid != 0 && usid <= m_ports.size() ? PeekPointer(m_ports[usid - 1]) : nullptr;
   }
-  /// \brief Where the egress lookup of a frame routed by ECMP starts (its destination's
-  /// attachment in the routing tables), for prefetching; null for other frames.
-  const void* EcmpLookupLine(const FabricFrame& frame) const;
+  /// \brief Prefetch hints (PrefetchingEvent::Lines entries) for what forwarding `frame` reads:
+  /// the hot lines of the port its uSID names, or, for a frame routed by ECMP (a SACK to a GPU
+  /// address, say), where its egress lookup starts (its destination's attachment in the routing
+  /// tables). The egress port's own next entry and frame, which a catch-up there reads, are one
+  /// load too deep to list.
+  std::array<uintptr_t, 2> ForwardLines(const FabricFrame& frame) const;
   Time GetForwardingLatency() const { return m_latency; }
   /// \brief ForwardingLatency as a switch made now would have it (the attribute's default,
   /// as a scenario sets it): what models that reckon path latencies without a switch at hand use.
