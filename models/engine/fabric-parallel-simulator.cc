@@ -327,7 +327,12 @@ FabricParallelSimulatorImpl::ScheduleForNode(uint32_t context, const Time& delay
 }
 
 void
-FabricParallelSimulatorImpl::ScheduleKeyed(uint32_t context, const Time& delay, EventImpl* event, uint64_t key)
+FabricParallelSimulatorImpl::ScheduleKeyed(uint32_t context,
+                                           const Time& delay,
+                                           EventImpl* event,
+                                           KeySpace space,
+                                           uint64_t object,
+                                           uint32_t part)
 {
   FabricParallelSimulatorImpl* sim = s_active;
   if (!sim)
@@ -335,7 +340,13 @@ FabricParallelSimulatorImpl::ScheduleKeyed(uint32_t context, const Time& delay, 
     Simulator::ScheduleWithContext(context, delay, event);
     return;
   }
-  NS_ABORT_MSG_IF(key > kMaxKey, "FabricParallelSimulatorImpl::ScheduleKeyed: key " << key << " above " << kMaxKey);
+  // 62 bits below the class: the space (2), the object (36), the part (24).
+  constexpr unsigned kPartBits = 24;
+  constexpr unsigned kObjectBits = 36;
+  NS_ABORT_MSG_IF(object >> kObjectBits || part >> kPartBits,
+                  "FabricParallelSimulatorImpl::ScheduleKeyed: object " << object << " or part " << part
+                                                                        << " out of its key's bits");
+  const uint64_t key = uint64_t(space) << (kObjectBits + kPartBits) | object << kPartBits | part;
   sim->Route(*t_current, context, delay, kKeyedClass | key, event);
 }
 

@@ -218,23 +218,25 @@ public:
   /// Simulator::Schedule.
   static EventId ScheduleForNode(uint32_t context, const Time& delay, EventImpl* event);
 
-  /// \brief Keys at most this: see ScheduleKeyed.
-  static constexpr uint64_t kMaxKey = (uint64_t(1) << 62) - 1;
-  /// \brief As Simulator::ScheduleWithContext, ordered among the events of its time stamp by
-  /// `key` (after all unkeyed events; see the file comment) instead of by where it was scheduled
-  /// from. Keys must be unique among the pending events of one time stamp: a model derives them
-  /// from the object that schedules (an id of its own) and keeps at most one such event pending
-  /// per key. With any other simulator it is Simulator::ScheduleWithContext.
-  static void ScheduleKeyed(uint32_t context, const Time& delay, EventImpl* event, uint64_t key);
   /// \brief The kinds of keyed events: each has a key space of its own, so that keys of different
   /// kinds never meet (at most 4).
   enum class KeySpace : uint64_t
   {
-    LinkArrival = 0, ///< a link direction's arrivals: id 2 x link + direction (FabricChannel)
-    PortWake = 1,    ///< a port's wake: id node << 24 | port index (FabricPort)
+    LinkArrival = 0, ///< a link direction's arrivals: object the link's id, part the direction
+    PortWake = 1,    ///< a port's wake: object the node's id, part the port's index
   };
-  /// \brief Key `id` (below 2^60) in `space`.
-  static constexpr uint64_t KeyIn(KeySpace space, uint64_t id) { return uint64_t(space) << 60 | id; }
+  /// \brief As Simulator::ScheduleWithContext, ordered among the events of its time stamp by its
+  /// key (after all unkeyed events; see the file comment) instead of by where it was scheduled
+  /// from: part `part` (below 2^24) of object `object` (below 2^36) in `space`, keys ordered by
+  /// (space, object, part). Keys must be unique among the pending events of one time stamp: a
+  /// model names the object that schedules (an id of its own) and keeps at most one such event
+  /// pending per key. With any other simulator it is Simulator::ScheduleWithContext.
+  static void ScheduleKeyed(uint32_t context,
+                            const Time& delay,
+                            EventImpl* event,
+                            KeySpace space,
+                            uint64_t object,
+                            uint32_t part);
 
   // SimulatorImpl
   void Destroy() override;

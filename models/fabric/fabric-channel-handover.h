@@ -53,6 +53,10 @@ public:
     b.far.clear();
   }
 
+  /// \brief Whether a catch-up of direction `dir`'s sender is deferred to the window's end
+  /// (FabricChannel::CatchUpLater).
+  bool& CatchUpPending(uint8_t dir) { return m_catchUpPending[dir]; }
+
 private:
   /// One direction's frames, their arrivals kept as on the wire (gaps).
   struct Buffer
@@ -63,6 +67,7 @@ private:
     std::vector<Time> far;      ///< arrivals of frames whose gap is kFarGap
   };
   std::array<Buffer, 2> m_buffers;
+  std::array<bool, 2> m_catchUpPending{};
 };
 
 } // namespace ns3

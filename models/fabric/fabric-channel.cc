@@ -324,6 +324,33 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
   }
 }
 
+bool
+FabricChannel::DeferCatchUp(uint8_t dir)
+{
+  // No arrival here catches the sender up, but a catch-up before the window's end is just as
+  // exact: the frames started then keep their start times, all that reads the port catches it
+  // up first, and what is sent in a window reaches the other side at its end. One deferred
+  // catch-up per window replaces a wake per frame.
+  bool& pending = m_handover->CatchUpPending(dir);
+  if (!pending)
+  {
+    pending = true;
+    // In the sender's partition (its node is the one the other direction reaches). From a global
+    // event (the partitions stopped), the end of that partition's next window: the same catch-up,
+    // and no event, as when the partition asks itself.
+    FabricParallelSimulatorImpl::DeferToWindowEndOf(m_dirs[1 - dir].context, &FabricChannel::CatchUpSender, this, dir);
+  }
+  return true;
+}
+
+void
+FabricChannel::CatchUpSender(void* channel, uint32_t dir)
+{
+  auto* self = static_cast<FabricChannel*>(channel);
+  self->m_handover->CatchUpPending(static_cast<uint8_t>(dir)) = false;
+  self->m_ports[dir]->CatchUpBacklog();
+}
+
 namespace
 {
 
@@ -476,7 +503,9 @@ FabricChannel::Arm(uint8_t dir, DeliverEvent& event)
   Sim::ScheduleKeyed(m_dirs[dir].context,
                      m_dirs[dir].headArrival - Simulator::Now(),
                      &event,
-                     Sim::KeyIn(Sim::KeySpace::LinkArrival, 2 * uint64_t(GetId()) + dir));
+                     Sim::KeySpace::LinkArrival,
+                     GetId(),
+                     dir);
 }
 
 void

@@ -95,6 +95,11 @@ public:
   void SetHandover(bool handover);
   /// \brief Whether SetHandover(true) holds: only in a run of several partitions.
   bool CrossesPartitions() const { return m_handover != nullptr; }
+  /// \brief For the lazy start of a port whose frames do not arrive on this side (the link
+  /// crosses partitions, SetHandover): arranges one catch-up of `from`
+  /// (FabricPort::CatchUpBacklog) at the end of the current window, if none is pending, and
+  /// returns true. Returns false on any other link: there the port wakes itself.
+  bool CatchUpLater(const FabricPort* from) { return m_handover && DeferCatchUp(Dir(from)); }
   /// \brief The smaller of the two directions' delays from the end of a frame's transmission to
   /// its handling (the lookahead this link allows a parallel run).
   Time GetMinArrivalDelay() const { return std::min(m_dirs[0].arrivalDelay, m_dirs[1].arrivalDelay); }
@@ -123,6 +128,10 @@ private:
   /// \brief At a window's end: moves direction `dir`'s handed-over frames to the wire (or, when
   /// the receiving end runs on another rank, sends them there as bytes).
   static void HandOver(void* channel, uint32_t dir);
+  /// \brief At a window's end: the catch-up CatchUpLater arranged for direction `dir`'s sender.
+  static void CatchUpSender(void* channel, uint32_t dir);
+  /// \brief CatchUpLater's part on a link that crosses partitions; returns true.
+  bool DeferCatchUp(uint8_t dir);
   /// \brief A frame direction `dir` of a link sends to another rank: an AcrossHeader and the frame
   /// as its bytes (ToPacket, serialised with its tags), through the engine's BarrierMessage.
   void SendAcross(uint8_t dir, const FabricFrame& frame, Time arrival);

@@ -501,19 +501,10 @@ FabricPort::ArmWake()
   // port up (an arrival, or a window's end of a parallel run).
   const bool lossless = m_losslessQueued > 0;
   bool exact = !m_lazy || !m_arrivalPending || lossless;
-  if (exact && m_lazy && !lossless && m_channel && m_channel->CrossesPartitions() && m_node)
+  // A link that crosses partitions delivers nothing on this side, but catches the port up at
+  // its window's end instead.
+  if (exact && m_lazy && !lossless && m_channel && m_channel->CatchUpLater(this))
   {
-    // A link to another partition: no arrival catches this port up, but a catch-up before the
-    // window's end is just as exact (the frames started then keep their start times, all that
-    // reads the port catches it up first, and what is sent in a window reaches the other side
-    // at its end). One deferred catch-up per window replaces a wake per frame.
-    if (!m_catchUpPending)
-    {
-      m_catchUpPending = true;
-      // From a global event (the partitions stopped), the end of this port's partition's next
-      // window: the same catch-up, and no event, as when the port's own partition asks.
-      FabricParallelSimulatorImpl::DeferToWindowEndOf(m_context, &FabricPort::CatchUpAtWindowEnd, this, 0);
-    }
     return;
   }
   if (exact)
@@ -541,7 +532,9 @@ FabricPort::ArmWake()
       Sim::ScheduleKeyed(m_context,
                          m_busyUntil - Simulator::Now(),
                          PeekPointer(m_wake),
-                         Sim::KeyIn(Sim::KeySpace::PortWake, uint64_t(m_context) << 24 | m_ifIndex));
+                         Sim::KeySpace::PortWake,
+                         m_context,
+                         m_ifIndex);
     }
     else
     {
@@ -553,22 +546,20 @@ FabricPort::ArmWake()
 }
 
 void
-FabricPort::CatchUpAtWindowEnd(void* port, uint32_t)
+FabricPort::CatchUpBacklog()
 {
-  auto* self = static_cast<FabricPort*>(port);
-  self->m_catchUpPending = false;
   // Up to a window's worth of frames start here at once: fetch their frames together, rather
   // than miss on each in turn.
-  const int cls = self->NextClass();
+  const int cls = NextClass();
   if (cls >= 0 && cls < PortQueueConfig::kMaxClasses)
   {
-    const PacketFifo& q = self->m_queues[cls];
+    const PacketFifo& q = m_queues[cls];
     for (uint32_t i = 0, n = std::min<uint32_t>(q.Size(), 16); i < n; ++i)
     {
       __builtin_prefetch(q.At(i).frame.Get());
     }
   }
-  self->CatchUp();
+  CatchUp();
 }
 
 void

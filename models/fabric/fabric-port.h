@@ -141,6 +141,9 @@ public:
       CatchUp();
     }
   }
+  /// \brief CatchUp when many frames may be due at once (a link's deferred catch-up,
+  /// FabricChannel::CatchUpLater): their frames are fetched together first.
+  void CatchUpBacklog();
   /// \brief Prefetch hints (PrefetchingEvent::Lines entries) for what a start of this port's
   /// next frame reads: the port's hot lines, the queue entry and its frame.
   std::array<uintptr_t, 3> StartLines() const;
@@ -229,8 +232,6 @@ private:
   void Kick();
   void ArmWake();
   void Wake();
-  /// \brief A parallel run's catch-up at the end of a window (see ArmWake).
-  static void CatchUpAtWindowEnd(void* port, uint32_t);
   /// \brief Compile-time checks of the layout StartLines names (static_asserts only).
   static void CheckLayout();
   void SendPfc(uint8_t cls, bool pause);
@@ -266,7 +267,6 @@ private:
   bool m_arrivalPending = false;               ///< the last frame sent will arrive (and trigger a catch-up)
   bool m_linkUp = false;                       ///< the channel is attached and up (a copy of its state)
   bool m_wakePending = false;                  ///< m_wake is scheduled and has not run
-  bool m_catchUpPending = false;               ///< a catch-up at the window's end is deferred
   mutable uint32_t m_txTimeBytes = UINT32_MAX; ///< the size whose wire time m_txTime holds
   uint32_t m_losslessQueued = 0;               ///< queued frames of lossless classes (they start exactly)
   uint32_t m_context = 0;                      ///< m_node's id: the context of the port's own events
