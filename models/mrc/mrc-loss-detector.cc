@@ -17,17 +17,12 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MrcLossDetector");
 
 void
-MrcLossDetector::SetSendTimeBits(uint32_t bits)
-{
-  NS_ABORT_MSG_IF(bits < 4 || bits > 32, "MrcQueuePair: send times of " << bits << " bits; 4 to 32");
-  s_sendTimeBits = bits;
-}
-
-void
 MrcLossDetector::Start(Time baseRtt)
 {
   m_srtt = baseRtt;
   m_rto = m_qp.RtoBase();
+  const uint32_t bits = m_qp.SendTimeBits();
+  m_farSend = bits >= 32 ? UINT32_MAX : (1u << bits) - 1;
 }
 
 void
@@ -137,7 +132,7 @@ MrcLossDetector::ResendInFlightOnPort(uint16_t port)
 Time
 MrcLossDetector::SentAt(uint64_t seq) const
 {
-  const uint32_t after = m_qp.Sender().Tx(seq).SentAfterBase();
+  const uint32_t after = m_qp.Sender().Tx(seq).sentAfterBase;
   return after == FarSend() ? m_losses->farSends.at(seq) : SentAfterBase(after);
 }
 
@@ -149,7 +144,7 @@ MrcLossDetector::SetSentAt(uint64_t seq, Time now)
     RebaseSendTimes(now, seq);
   }
   ForgetFarSend(seq); // if it had a far send (not read from the slot: that would be a load)
-  m_qp.Sender().Tx(seq).SetSentAfterBase(static_cast<uint32_t>((now - m_sentBase).GetTimeStep()));
+  m_qp.Sender().Tx(seq).sentAfterBase = static_cast<uint32_t>((now - m_sentBase).GetTimeStep());
 }
 
 void
@@ -162,19 +157,19 @@ MrcLossDetector::RebaseSendTimes(Time now, uint64_t sending)
   for (uint64_t s = sender.Base(); s < sender.SndNxt(); ++s)
   {
     MrcTxState& t = sender.Tx(s);
-    if (s == sending || t.SentAfterBase() == FarSend())
+    if (s == sending || t.sentAfterBase == FarSend())
     {
       continue;
     }
-    const Time at = SentAfterBase(t.SentAfterBase());
+    const Time at = SentAfterBase(t.sentAfterBase);
     if (at < base)
     {
       MakeLosses().farSends[s] = at;
-      t.SetSentAfterBase(FarSend());
+      t.sentAfterBase = FarSend();
     }
     else
     {
-      t.SetSentAfterBase(static_cast<uint32_t>((at - base).GetTimeStep()));
+      t.sentAfterBase = static_cast<uint32_t>((at - base).GetTimeStep());
     }
   }
   m_sentBase = base;

@@ -58,10 +58,8 @@ public:
     bool resent = false;  ///< the latest send was a resend
   };
 
-  /// \brief Bits of a send time in the TX ring: 32 (4.3 ms in picoseconds) unless a test sets
-  /// fewer (at least 4), to exercise far send times in a short run. Results do not depend on it.
-  static void SetSendTimeBits(uint32_t bits);
-  /// \brief Starts the smoothed RTT at `baseRtt` and the timeout at RetransmitTimeout.
+  /// \brief Starts the smoothed RTT at `baseRtt`, the timeout at RetransmitTimeout, and the
+  /// span of a send time in the TX ring at SendTimeBits.
   void Start(Time baseRtt);
   /// \brief Cancels the timer.
   void Dispose();
@@ -203,7 +201,7 @@ private:
   Again& LostState(uint64_t seq) { return m_losses->again.at(seq); }
   const Again& LostState(uint64_t seq) const { return m_losses->again.at(seq); }
   /// \brief The largest send time after the base that fits, plus one: the mark of a far send.
-  static uint32_t FarSend() { return s_sendTimeBits >= 32 ? UINT32_MAX : (1u << s_sendTimeBits) - 1; }
+  uint32_t FarSend() const { return m_farSend; }
   /// \brief Moves m_sentBase up to half the span before `now`: the sends before it go to
   /// Losses::farSends, the others are kept after the new base. Packet `sending`, whose send
   /// time is about to be set, is left as it is.
@@ -227,8 +225,6 @@ private:
   /// \brief A fresh RTT sample (a first send acknowledged) into the smoothed RTT.
   void SampleRtt(Time rtt);
 
-  static inline uint32_t s_sendTimeBits = 32;
-
   // What the sender's NextPacket reads (the QP keeps it in its hot lines).
   MrcQueuePair& m_qp;
   std::unique_ptr<Losses> m_losses;
@@ -240,6 +236,8 @@ private:
   Time m_lastProgress; ///< the latest send or newly acknowledging SACK: a tail-loss probe waits from here
   EventId m_timer;
   RingQueue<ResendRecord> m_resends;
+  /// The mark of a far send: 2^SendTimeBits - 1 (the QP's attribute; see m_sentBase).
+  uint32_t m_farSend = UINT32_MAX;
   uint64_t m_firstSend = 0; ///< no first send below it is outstanding
 
 public:

@@ -84,6 +84,13 @@ MrcQueuePair::GetTypeId()
                     TimeValue(NanoSeconds(1024 * 256)),
                     MakeTimeAccessor(&MrcQueuePair::m_rtoBase),
                     MakeTimeChecker(MicroSeconds(1)))
+      .AddAttribute("SendTimeBits",
+                    "Bits of a send time in the TX ring (time steps after a base the QP moves up, 32: "
+                    "4.3 ms in picoseconds); an older send is kept apart. Results do not depend on it: "
+                    "fewer bits only keep more sends apart (tests exercise that in a short run).",
+                    UintegerValue(32),
+                    MakeUintegerAccessor(&MrcQueuePair::m_sendTimeBits),
+                    MakeUintegerChecker<uint8_t>(4, 32))
       .AddAttribute("RetryLimit",
                     "Times one PSN may be declared lost by RACK, the tail-loss probe or the timeout before the QP "
                     "fails (trims and failed ports or paths do not count: MrcLossDetector::DeclareLost).",

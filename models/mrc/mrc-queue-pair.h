@@ -131,9 +131,6 @@ public:
   uint64_t SacksSent() const { return m_receiver.SacksSent(); }
   /// \brief How often the TX ring's send times were given a new base (MrcLossDetector).
   uint32_t SendTimeRebases() const { return m_loss.SendTimeRebases(); }
-  /// \brief Bits of a send time in the TX ring: 32 (4.3 ms in picoseconds) unless a test sets
-  /// fewer (at least 4), to exercise far send times in a short run. Results do not depend on it.
-  static void SetSendTimeBits(uint32_t bits) { MrcLossDetector::SetSendTimeBits(bits); }
   uint64_t InFlightBytes() const { return m_sender.InFlightBytes(); }
   Ptr<MrcCongestionControl> GetCongestionControl() const { return m_sender.GetCongestionControl(); }
   Time GetBaseRtt() const { return m_sender.GetBaseRtt(); }
@@ -183,6 +180,7 @@ private:
   Time ProbeIntervalMax() const { return m_probeIntervalMax; }
   Time NoPathTimeout() const { return m_noPathTimeout; }
   uint8_t TrimmedDscp() const { return m_trimmedDscp; }
+  uint32_t SendTimeBits() const { return m_sendTimeBits; }
 
   // Layout: the members NextPacket (a NIC's visit) touches come first, right after the base
   // class (128 bytes, lines 0 and 1), each part with its hot members first, and the NIC's visit
@@ -221,6 +219,7 @@ private:
   Time m_noPathTimeout;
   Time m_portStatusDelay;
   uint8_t m_trimmedDscp;
+  uint8_t m_sendTimeBits;
   TypeId m_selectorType;
   HealthScope m_healthScope;
   TypeId m_ccType;

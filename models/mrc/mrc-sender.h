@@ -29,27 +29,21 @@ namespace ns3
 
 class MrcQueuePair;
 
-/// The sender's state of one packet outstanding: 6 bytes (2-byte words only), as a large run
-/// keeps millions of them. Its size on the wire is not kept: MrcSender::PacketBytes derives it
-/// from its message, as BuildData does. What only a packet declared lost needs is the loss
-/// detector's (MrcLossDetector::Again). The time of its latest send is kept by the loss detector
-/// as the time steps after its base, in 32 bits (MrcLossDetector::SentAt).
-struct MrcTxState
+/// The sender's state of one packet outstanding: 6 bytes, 2-byte aligned (packed), as a large
+/// run keeps millions of them in a ring. Its size on the wire is not kept: MrcSender::PacketBytes
+/// derives it from its message, as BuildData does. What only a packet declared lost needs is the
+/// loss detector's (MrcLossDetector::Again). The time of its latest send is kept by the loss
+/// detector, as the time steps after its base (MrcLossDetector::SentAt).
+struct __attribute__((packed, aligned(2))) MrcTxState
 {
   MrcTxState() : ev(0), acked(false), lost(false) {}
-  uint32_t SentAfterBase() const { return uint32_t(sentAfterBase[0]) | uint32_t(sentAfterBase[1]) << 16; }
-  void SetSentAfterBase(uint32_t steps)
-  {
-    sentAfterBase[0] = static_cast<uint16_t>(steps);
-    sentAfterBase[1] = static_cast<uint16_t>(steps >> 16);
-  }
-  uint16_t sentAfterBase[2] = { 0, 0 };
-  uint16_t ev : 14; ///< a QP has at most 16384 EVs (MrcEvTable::SetUp)
+  uint32_t sentAfterBase = 0; ///< see MrcLossDetector::SentAt
+  uint16_t ev : 14;           ///< a QP has at most 16384 EVs (MrcEvTable::SetUp)
   uint16_t acked : 1;
   uint16_t lost : 1; ///< declared lost (MrcLossDetector::DeclareLost), waiting in its resend set
 };
 
-static_assert(sizeof(MrcTxState) == 6, "MRC send state: keep it small");
+static_assert(sizeof(MrcTxState) == 6 && alignof(MrcTxState) == 2, "MRC send state: keep it small");
 
 /// \brief The sending half of an MRC queue pair (see the file comment). A member of its
 /// MrcQueuePair, through which it reaches the NIC, the EV table and the loss detector.

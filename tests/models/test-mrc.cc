@@ -452,8 +452,8 @@ TEST_CASE("mrc: send times too old for the TX ring's bits give the same run", "[
   // A span of 4 ns: every send moves the base, and every packet in flight is kept aside as far.
   struct Bits
   {
-    Bits() { MrcQueuePair::SetSendTimeBits(12); }
-    ~Bits() { MrcQueuePair::SetSendTimeBits(32); } // also when a check throws
+    Bits() { Config::SetDefault("ns3::MrcQueuePair::SendTimeBits", UintegerValue(12)); }
+    ~Bits() { Config::SetDefault("ns3::MrcQueuePair::SendTimeBits", UintegerValue(32)); } // also when a check throws
   };
   LossyRun narrow;
   {
