@@ -213,7 +213,7 @@ RunCommand(const std::vector<std::string>& argv)
     return 0;
   }
   RequireOneScenario(args);
-  // 0: the default (ScenarioRunOptions::partitions).
+  // 0: the default (ResolvedPartitions).
   const auto partitions = static_cast<uint32_t>(
     args.Values("--partitions").empty() ? 0 : args.Unsigned("--partitions", "", 1, kMaxPartitions));
   ScenarioSpec spec = ReadScenarioFile(args.Positional()[0], args.Values("--set"));

@@ -108,8 +108,10 @@ ScenarioResult
 RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
 {
   // One wall-time limit for the whole scenario, all transports together.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                             std::chrono::duration<double>(spec.stop.wallTimeS));
+  const auto deadline =
+    options.deadline ? *options.deadline
+                     : std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                            std::chrono::duration<double>(spec.stop.wallTimeS));
   const std::filesystem::path out = options.outDir;
   // One writer per results directory, from before the first file is removed until summary.json,
   // written last, is in place.
@@ -140,15 +142,8 @@ RunScenario(const ScenarioSpec& spec, const ScenarioRunOptions& options)
   {
     if (AnyRankInterrupted())
       break;
-    RunOptions transportOptions;
-    transportOptions.progress = options.progress;
+    RunOptions transportOptions = options;
     transportOptions.deadline = deadline;
-    // Across MPI ranks: one partition per rank unless asked for more.
-    const uint32_t ranks = MpiLink() ? MpiLink()->Ranks() : 1;
-    transportOptions.partitions = options.partitions   ? options.partitions
-                                  : ranks > 1          ? ranks
-                                  : spec.outputs.pcapLinks.empty() ? kDefaultPartitions
-                                                                   : 1;
     if (!options.outDir.empty())
     {
       transportOptions.outDir = (out / t.label).string();

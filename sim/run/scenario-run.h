@@ -16,21 +16,15 @@ namespace mrcsim
 
 class OutputDirectoryLock;
 
-/// \brief Options of a scenario run that are not part of the scenario.
-struct ScenarioRunOptions
+/// \brief Options of a scenario run that are not part of the scenario: each transport's run's
+/// (RunOptions; outDir is DIR, with DIR/summary.json and DIR/<transport label>/*.csv), and the
+/// lock of DIR. The run holds DIR's lock (sim/run/output-directory-lock.h) while it writes
+/// there: a second run into DIR fails with OutputDirectoryBusy.
+struct ScenarioRunOptions : RunOptions
 {
-  /// Results directory: DIR/summary.json and DIR/<transport label>/*.csv; empty: no files. The run
-  /// holds DIR's lock (sim/run/output-directory-lock.h) while it writes there: a second run into DIR
-  /// fails with OutputDirectoryBusy.
-  std::string outDir;
   /// The caller's lock of outDir (e.g. the Python module's, held while it also reads the files
   /// back); null, or a lock of another directory: the run takes outDir's lock itself.
   const OutputDirectoryLock* lock = nullptr;
-  bool progress = true; ///< progress lines on stderr for runs longer than a few seconds
-  /// Partitions of each transport's run, one thread each (RunOptions::partitions): the results
-  /// are the same for any number. 0: kDefaultPartitions, or 1 if the scenario captures packets
-  /// (outputs.pcap needs one partition).
-  uint32_t partitions = 0;
 };
 
 /// \brief Result of a scenario run.

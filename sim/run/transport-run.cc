@@ -280,6 +280,17 @@ Partition(const ScenarioSpec& spec, ns3::FabricNetwork& net, uint32_t partitions
   return crossing;
 }
 
+uint32_t
+ResolvedPartitions(const ScenarioSpec& spec, uint32_t requested)
+{
+  // Across MPI ranks: one partition per rank unless asked for more.
+  const uint32_t ranks = MpiLink() ? MpiLink()->Ranks() : 1;
+  return requested                        ? requested
+         : ranks > 1                      ? ranks
+         : spec.outputs.pcapLinks.empty() ? kDefaultPartitions
+                                          : 1;
+}
+
 TransportResult
 RunTransport(const ScenarioSpec& spec,
              const TransportSpec& transport,
@@ -308,7 +319,8 @@ RunTransport(const ScenarioSpec& spec,
   }
   FabricNetwork net(fabric);
   const uint64_t mtu = AttributeDefault<UintegerValue>(RdmaNic::GetTypeId(), "Mtu"); // the NICs' payload per packet
-  const uint32_t crossing = Partition(spec, net, options.partitions);
+  const uint32_t partitions = ResolvedPartitions(spec, options.partitions);
+  const uint32_t crossing = Partition(spec, net, partitions);
   IdealModel ideal = MakeIdealModel(net.Routing(), static_cast<uint32_t>(mtu));
   ideal.scaleUp = spec.topology.scaleUp;
   // The transport's fabric policy, unless the scenario set the same attribute itself.
@@ -323,7 +335,7 @@ RunTransport(const ScenarioSpec& spec,
   }
   FairReference fair(net, ideal);
   service.SetFairReference(&fair);
-  PacketLatencyCollector packetLatency(net, options.partitions);
+  PacketLatencyCollector packetLatency(net, partitions);
   EvTransitionCollector evTransitions;
   service.AddObserver(&packetLatency);
   service.AddObserver(&evTransitions);
@@ -411,7 +423,7 @@ RunTransport(const ScenarioSpec& spec,
   }
   const double seconds = wall.Seconds();
   result.wall = { { "label", transport.label },
-                  { "partitions", options.partitions },
+                  { "partitions", partitions },
                   { "ranks", FabricParallelSimulatorImpl::Get()->GetRanks() },
                   { "links_between_partitions", crossing },
                   { "seconds", seconds },

@@ -27,17 +27,27 @@ constexpr uint32_t kDefaultPartitions = 2;
 /// \brief At most this many partitions (one thread each).
 constexpr uint32_t kMaxPartitions = 64;
 
+/// \brief Options of a run that are not part of the scenario (RunTransport's; RunScenario's add
+/// to them, ScenarioRunOptions).
 struct RunOptions
 {
-  std::string outDir;   ///< results directory of this transport (CSV files); empty: none
+  /// Results directory; empty: no files. A transport's run writes its CSV files there; a
+  /// scenario's, summary.json and a folder per transport (its label).
+  std::string outDir;
   bool progress = true; ///< progress lines on stderr for runs longer than a few seconds
   /// When the run must stop (the scenario's wall-time limit counted from its start, for all its
   /// transports together); unset: stop.wall_time_s from now.
   std::optional<std::chrono::steady_clock::time_point> deadline;
   /// Partitions of the fabric, each run by a thread of its own (FabricParallelSimulatorImpl;
-  /// FabricNetwork::Partition), 1 to kMaxPartitions. Results are the same for any number.
-  uint32_t partitions = kDefaultPartitions;
+  /// FabricNetwork::Partition), 1 to kMaxPartitions; 0: ResolvedPartitions. Results are the
+  /// same for any number.
+  uint32_t partitions = 0;
 };
+
+/// \brief The partitions of a run asked for `requested`: that number if not 0; else one per MPI
+/// rank across ranks, 1 if the scenario captures packets (outputs.pcap needs one partition),
+/// or kDefaultPartitions.
+uint32_t ResolvedPartitions(const ScenarioSpec& spec, uint32_t requested);
 
 /// \brief Result of one transport's run.
 struct TransportResult
