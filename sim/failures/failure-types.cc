@@ -3,6 +3,7 @@
 // scheduler (Schedule*, called by FailureSchedule on each transport's network).
 #include "sim/failures/failure-types.h"
 
+#include "sim/failures/failure-params.h"
 #include "sim/failures/failure-schedule.h"
 #include "sim/scenario/scenario-spec-detail.h"
 #include "sim/workloads/workload.h"
@@ -38,44 +39,52 @@ constexpr double kMinRateFactor = 1e-6;
 void
 ParseLink(JsonReader& r, FailureSpec& f, const Fabric& fabric)
 {
-  f.link = detail::ParseLinkSelector(r.Raw("link"), r.Origin(), r.Path() + "/link", fabric);
+  auto p = std::make_shared<LinkParams>();
+  p->link = detail::ParseLinkSelector(r.Raw("link"), r.Origin(), r.Path() + "/link", fabric);
+  f.params = p;
 }
 
 void
 ParseLinkFlap(JsonReader& r, FailureSpec& f, const Fabric& fabric)
 {
-  ParseLink(r, f, fabric);
-  f.periodUs = detail::PositiveTimeUs(r, "period_us");
-  f.count = static_cast<uint32_t>(r.Int("count", 1, kMaxFlaps));
+  auto p = std::make_shared<LinkFlapParams>();
+  p->link = detail::ParseLinkSelector(r.Raw("link"), r.Origin(), r.Path() + "/link", fabric);
+  p->periodUs = detail::PositiveTimeUs(r, "period_us");
+  p->count = static_cast<uint32_t>(r.Int("count", 1, kMaxFlaps));
   // Every flap is an event of the run: the last must be a time the simulator's clock holds.
-  const double lastUs = f.atUs + f.count * f.periodUs;
+  const double lastUs = f.atUs + p->count * p->periodUs;
   if (lastUs > kMaxTimeUs)
   {
     r.Fail("period_us",
-           std::to_string(f.count) + " flaps of " + detail::Fmt(f.periodUs) + " us from at_us " +
+           std::to_string(p->count) + " flaps of " + detail::Fmt(p->periodUs) + " us from at_us " +
              detail::Fmt(f.atUs) + " end at " + detail::Fmt(lastUs) + " us; at most " + detail::Fmt(kMaxTimeUs) +
              " us (about 11.6 days), lower period_us or count");
   }
+  f.params = p;
 }
 
 void
 ParseSwitch(JsonReader& r, FailureSpec& f, const Fabric& fabric)
 {
-  f.plane = detail::PlaneIndex(r, "plane", fabric);
-  f.tier = static_cast<int>(detail::IndexValue(r, "tier", r.Raw("tier"), fabric.NumTiers(), "tier", "tiers"));
-  f.index = detail::IndexValue(r,
-                               "index",
-                               r.Raw("index"),
-                               fabric.Switches(f.plane, f.tier).size(),
-                               "switch",
-                               "switches",
-                               "tier " + std::to_string(f.tier) + " of plane " + std::to_string(f.plane));
+  auto p = std::make_shared<SwitchParams>();
+  p->plane = detail::PlaneIndex(r, "plane", fabric);
+  p->tier = static_cast<int>(detail::IndexValue(r, "tier", r.Raw("tier"), fabric.NumTiers(), "tier", "tiers"));
+  p->index = detail::IndexValue(r,
+                                "index",
+                                r.Raw("index"),
+                                fabric.Switches(p->plane, p->tier).size(),
+                                "switch",
+                                "switches",
+                                "tier " + std::to_string(p->tier) + " of plane " + std::to_string(p->plane));
+  f.params = p;
 }
 
 void
 ParsePlane(JsonReader& r, FailureSpec& f, const Fabric& fabric)
 {
-  f.plane = detail::PlaneIndex(r, "plane", fabric);
+  auto p = std::make_shared<PlaneParams>();
+  p->plane = detail::PlaneIndex(r, "plane", fabric);
+  f.params = p;
 }
 
 void
@@ -83,36 +92,42 @@ ParsePort(JsonReader& r, FailureSpec& f, const Fabric& fabric)
 {
   // A NIC port is its GPU's link into the plane; storing it as a selector lets the runner treat
   // it like any other named link.
-  f.link.gpu = detail::GpuIndex(r, "gpu", fabric);
-  f.link.plane = detail::PlaneIndex(r, "plane", fabric);
-  f.link.where = r.Path();
-  ResolveLink(fabric, f.link, r.Origin());
+  auto p = std::make_shared<LinkParams>();
+  p->link.gpu = detail::GpuIndex(r, "gpu", fabric);
+  p->link.plane = detail::PlaneIndex(r, "plane", fabric);
+  p->link.where = r.Path();
+  ResolveLink(fabric, p->link, r.Origin());
+  f.params = p;
 }
 
 void
 ParseGray(JsonReader& r, FailureSpec& f, const Fabric& fabric)
 {
-  ParseLink(r, f, fabric);
+  auto p = std::make_shared<GrayParams>();
+  p->link = detail::ParseLinkSelector(r.Raw("link"), r.Origin(), r.Path() + "/link", fabric);
   if (!r.Has("loss_rate") && !r.Has("rate_factor"))
   {
     throw SpecError(r.Origin() + ": at " + r.Path() +
                     ": a gray failure needs \"loss_rate\" [0, 1], \"rate_factor\" (0, 1] or both");
   }
-  f.lossRate = r.Number("loss_rate", 0, 1, 0);
-  f.rateFactor = r.Number("rate_factor", kMinRateFactor, 1, 1);
+  p->lossRate = r.Number("loss_rate", 0, 1, 0);
+  p->rateFactor = r.Number("rate_factor", kMinRateFactor, 1, 1);
+  f.params = p;
 }
 
 void
 ParseRandomLinks(JsonReader& r, FailureSpec& f, const Fabric&)
 {
-  f.linkClass = r.Choice("link_class", { "gpu-t0", "t0-t1" });
-  f.mtbfUs = detail::PositiveTimeUs(r, "mtbf_us");
-  f.mttrUs = detail::PositiveTimeUs(r, "mttr_us");
-  f.untilUs = detail::PositiveTimeUs(r, "until_us");
-  if (f.untilUs <= f.atUs)
+  auto p = std::make_shared<RandomLinksParams>();
+  p->linkClass = r.Choice("link_class", { "gpu-t0", "t0-t1" });
+  p->mtbfUs = detail::PositiveTimeUs(r, "mtbf_us");
+  p->mttrUs = detail::PositiveTimeUs(r, "mttr_us");
+  p->untilUs = detail::PositiveTimeUs(r, "until_us");
+  if (p->untilUs <= f.atUs)
   {
-    r.Fail("until_us", "must be after at_us (" + detail::Fmt(f.atUs) + "), got " + detail::Fmt(f.untilUs));
+    r.Fail("until_us", "must be after at_us (" + detail::Fmt(f.atUs) + "), got " + detail::Fmt(p->untilUs));
   }
+  f.params = p;
 }
 
 // ---- schedulers (runs) --------------------------------------------------------------------------
@@ -155,7 +170,8 @@ template<bool Up>
 FailureLogUpdate
 ScheduleLink(const FailureSpec& f, FailureContext& run, nlohmann::json& entry)
 {
-  const uint32_t id = ResolveLink(run.fabric, f.link, run.spec.file);
+  const LinkParams& p = ParamsOf<LinkParams>(f.params, f.type);
+  const uint32_t id = ResolveLink(run.fabric, p.link, run.spec.file);
   SetLinks(run.net, MicrosecondsToTime(f.atUs), { id }, Up);
   entry["links"] = { id };
   return {};
@@ -164,11 +180,12 @@ ScheduleLink(const FailureSpec& f, FailureContext& run, nlohmann::json& entry)
 FailureLogUpdate
 ScheduleLinkFlap(const FailureSpec& f, FailureContext& run, nlohmann::json& entry)
 {
-  const uint32_t id = ResolveLink(run.fabric, f.link, run.spec.file);
-  for (uint32_t k = 0; k < f.count; ++k)
+  const LinkFlapParams& p = ParamsOf<LinkFlapParams>(f.params, f.type);
+  const uint32_t id = ResolveLink(run.fabric, p.link, run.spec.file);
+  for (uint32_t k = 0; k < p.count; ++k)
   {
-    SetLinks(run.net, MicrosecondsToTime(f.atUs + k * f.periodUs), { id }, false);
-    SetLinks(run.net, MicrosecondsToTime(f.atUs + (k + 0.5) * f.periodUs), { id }, true);
+    SetLinks(run.net, MicrosecondsToTime(f.atUs + k * p.periodUs), { id }, false);
+    SetLinks(run.net, MicrosecondsToTime(f.atUs + (k + 0.5) * p.periodUs), { id }, true);
   }
   entry["links"] = { id };
   return {};
@@ -178,7 +195,8 @@ template<bool Up>
 FailureLogUpdate
 ScheduleSwitch(const FailureSpec& f, FailureContext& run, nlohmann::json& entry)
 {
-  auto links = SwitchLinks(run.fabric, f.plane, f.tier, f.index);
+  const SwitchParams& p = ParamsOf<SwitchParams>(f.params, f.type);
+  auto links = SwitchLinks(run.fabric, p.plane, p.tier, p.index);
   SetLinks(run.net, MicrosecondsToTime(f.atUs), links, Up);
   entry["links"] = links.size();
   return {};
@@ -188,7 +206,8 @@ template<bool Up>
 FailureLogUpdate
 SchedulePlane(const FailureSpec& f, FailureContext& run, nlohmann::json& entry)
 {
-  auto links = PlaneLinks(run.fabric, f.plane);
+  const PlaneParams& p = ParamsOf<PlaneParams>(f.params, f.type);
+  auto links = PlaneLinks(run.fabric, p.plane);
   SetLinks(run.net, MicrosecondsToTime(f.atUs), links, Up);
   entry["links"] = links.size();
   return {};
@@ -197,14 +216,15 @@ SchedulePlane(const FailureSpec& f, FailureContext& run, nlohmann::json& entry)
 FailureLogUpdate
 ScheduleGray(const FailureSpec& f, FailureContext& run, nlohmann::json& entry)
 {
-  const uint32_t id = ResolveLink(run.fabric, f.link, run.spec.file);
+  const GrayParams& p = ParamsOf<GrayParams>(f.params, f.type);
+  const uint32_t id = ResolveLink(run.fabric, p.link, run.spec.file);
   auto [a, b] = run.fabric.Ends(id);
   const FabricLink& l = run.fabric.Link(id);
   Ptr<ns3::FabricChannel> ch = run.net.GetChannel(id);
   Ptr<ns3::FabricPort> pa = run.net.GetPort(a, l.portA);
   Ptr<ns3::FabricPort> pb = run.net.GetPort(b, l.portB);
-  const double loss = f.lossRate;
-  const double rate = f.rateFactor;
+  const double loss = p.lossRate;
+  const double rate = p.rateFactor;
   Simulator::Schedule(MicrosecondsToTime(f.atUs),
                       [ch, pa, pb, loss, rate]
                       {
@@ -263,19 +283,20 @@ struct RandomLinks
 FailureLogUpdate
 ScheduleRandomLinks(const FailureSpec& f, FailureContext& run, nlohmann::json& entry)
 {
+  const RandomLinksParams& p = ParamsOf<RandomLinksParams>(f.params, f.type);
   auto r =
     std::make_shared<RandomLinks>(RandomLinks{ &run.net,
-                                               ClassLinks(run.fabric, f.linkClass),
+                                               ClassLinks(run.fabric, p.linkClass),
                                                WorkloadStreamSeed(run.spec.seed, "random_links", run.randomStreams++),
-                                               f.mtbfUs,
-                                               f.mttrUs,
-                                               f.untilUs,
+                                               p.mtbfUs,
+                                               p.mttrUs,
+                                               p.untilUs,
                                                f.atUs });
-  const double expected = double(r->links.size()) * std::max(0.0, f.untilUs - f.atUs) / f.mtbfUs;
+  const double expected = double(r->links.size()) * std::max(0.0, p.untilUs - f.atUs) / p.mtbfUs;
   if (expected > kMaxRandomFailures)
   {
     throw SpecError(run.spec.file + ": at " + f.where + "/mtbf_us: " + std::to_string(r->links.size()) +
-                    " links failing every " + std::to_string(f.mtbfUs) + " us each until " + std::to_string(f.untilUs) +
+                    " links failing every " + std::to_string(p.mtbfUs) + " us each until " + std::to_string(p.untilUs) +
                     " us make about " + std::to_string(expected) +
                     " failures; at most 1e7 are allowed (raise mtbf_us or lower until_us)");
   }

@@ -11,6 +11,7 @@
 #include "sim/failures/failure-types.h"
 #include "sim/scenario/scenario-spec-detail.h"
 #include "sim/network/transport-types.h"
+#include "sim/workloads/workload-params.h"
 #include "sim/workloads/workload-types.h"
 
 #include <algorithm>
@@ -542,11 +543,12 @@ detail::ParseScenarioOn(const nlohmann::json& document, const std::string& origi
   {
     const WorkloadSpec& w = s.workloads[i];
     const ScaleUpSpec& up = s.topology.scaleUp;
-    if (w.type == "train_step" && up.Enabled() && up.gpusPerDomain % w.tp != 0)
-      throw SpecError(origin + ": at /workloads/" + std::to_string(i) + "/tp: " + std::to_string(w.tp) +
+    const uint32_t tp = w.type == "train_step" ? ParamsOf<TrainStepParams>(w.params, w.type).tp : 1;
+    if (up.Enabled() && up.gpusPerDomain % tp != 0)
+      throw SpecError(origin + ": at /workloads/" + std::to_string(i) + "/tp: " + std::to_string(tp) +
                       " does not divide the scale-up domain's " + std::to_string(up.gpusPerDomain) +
                       " GPUs; tensor parallelism stays inside a domain");
-    if (s.workloads[i].pxn && !s.topology.scaleUp.Enabled())
+    if (w.type == "all_to_all" && ParamsOf<AllToAllParams>(w.params, w.type).pxn && !up.Enabled())
       throw SpecError(origin + ": at /workloads/" + std::to_string(i) +
                       "/pxn: true on a fabric without scale-up domains; allowed on a topology with \"scale_up\" "
                       "(e.g. the preset multiplane-64-hgx8)");

@@ -6,7 +6,6 @@
 #define MRCSIM_SIM_SCENARIO_SCENARIO_SPEC_H
 
 #include "sim/scenario/type-registry.h"
-#include "sim/workloads/flow-list.h"
 #include "topologies/fabric-spec.h"
 
 #include <nlohmann/json.hpp>
@@ -48,44 +47,16 @@ struct GpuSet
 /// (contiguously or strided), all groups at once.
 struct WorkloadSpec
 {
-  /// ring_allreduce, ring_allgather, ring_reducescatter, hd_allreduce, all_to_all, permutation,
-  /// incast, random, flows, train_step
+  /// a name WorkloadTypes() knows: ring_allreduce, ring_allgather, ring_reducescatter,
+  /// hd_allreduce, all_to_all, permutation, incast, random, flows, train_step, or one registered
+  /// from outside (RegisterWorkloadType)
   std::string type;
-  std::string name;                     ///< unique (default: "<type>-<index>")
-  GpuSet gpus;                          ///< default: every GPU
-  uint32_t groupSize = 0;               ///< 0: one group of all `gpus`
-  std::string placement = "contiguous"; ///< "contiguous" or "strided"
-  uint64_t bytes = 0;                   ///< collective: per-GPU buffer; all_to_all: per pair; others: per message
-  std::string mode = "all_at_once";     ///< all_to_all: "all_at_once" or "pairwise"
-  bool pxn = false; ///< all_to_all on scale-up domains: relay through the destination's rail GPU
-  // train_step (sim/workloads/train-step.h): parallel sizes, layers and the collectives' sizes
-  uint32_t tp = 1;
-  uint32_t ep = 1;
-  uint32_t dp = 1;
-  uint32_t layers = 1;
-  uint64_t tpBytes = 0;
-  uint64_t a2aBytes = 0;
-  uint64_t dpBytes = 0;
+  std::string name; ///< unique (default: "<type>-<index>")
+  GpuSet gpus;      ///< default: every GPU
+  uint64_t bytes = 0; ///< of the types that take it: collective: per-GPU buffer; all_to_all: per pair; others: per message
   double startUs = 0;
-  uint32_t iterations = 1;
-  double computeUs = 0; ///< GPU compute time between iterations
-  // ring_allreduce: NCCL's pipelining (RingPipeline; defaults: NCCL's Simple protocol)
-  bool pipelined = true;
-  uint32_t channels = 1;
-  uint64_t chunkBytes = 512 << 10;
-  uint32_t slots = 8;
-  // incast
-  uint32_t receiver = 0;
-  uint32_t senders = 0; ///< incast: the first `senders` of `gpus` other than the receiver
-  // random background traffic
-  double load = 0; ///< offered load per GPU, a fraction of its NIC's line rate
-  double durationUs = 0;
-  // flows: a flow list from a file (sim/workloads/flow-list.h); node i is gpus[i]
-  std::string file;   ///< as given, resolved against the scenario's folder
-  std::string format; ///< "htsim", "csv" or "json" (default: by the file's extension)
-  std::shared_ptr<const FlowList> flowList; ///< read by the scenario reader; else by MakeWorkload
-  /// The settings of a type registered outside the library (RegisterWorkloadType), made by its
-  /// reader (TypeParams, ParamsOf); null for the library's types, whose settings are the fields above.
+  /// The type's own settings (sim/workloads/workload-params.h for the library's types), made by
+  /// its reader (TypeParams, ParamsOf); null: the type's defaults.
   std::shared_ptr<const TypeParams> params;
 };
 
@@ -105,25 +76,14 @@ struct LinkSelector
 /// \brief One timed failure event.
 struct FailureSpec
 {
-  /// link_down, link_up, link_flap, switch_down, switch_up, plane_down, plane_up, port_down,
-  /// port_up, gray, random_links
+  /// a name FailureTypes() knows: link_down, link_up, link_flap, switch_down, switch_up,
+  /// plane_down, plane_up, port_down, port_up, gray, random_links, or one registered from
+  /// outside (RegisterFailureType)
   std::string type;
   double atUs = 0;
-  LinkSelector link;     ///< link_*, port_* (a NIC link), gray
-  int plane = -1;        ///< plane_*, switch_*
-  int tier = -1;         ///< switch_*
-  uint32_t index = 0;    ///< switch_*
-  double periodUs = 0;   ///< link_flap: down for half a period, then up
-  uint32_t count = 0;    ///< link_flap: number of periods
-  double lossRate = 0;   ///< gray: per-packet loss probability, both directions
-  double rateFactor = 1; ///< gray: fraction of the line rate left
-  double mtbfUs = 0;     ///< random_links: mean time between failures per link
-  double mttrUs = 0;     ///< random_links: mean time to repair
-  double untilUs = 0;    ///< random_links: no new failure after this time
-  std::string linkClass; ///< random_links: "gpu-t0" or "t0-t1"
-  std::string where;     ///< JSON path, for messages
-  /// The settings of a type registered outside the library (RegisterFailureType), made by its
-  /// reader (TypeParams, ParamsOf); null for the library's types, whose settings are the fields above.
+  std::string where; ///< JSON path, for messages
+  /// The type's own settings (sim/failures/failure-params.h for the library's types), made by
+  /// its reader (TypeParams, ParamsOf); null: the type's defaults.
   std::shared_ptr<const TypeParams> params;
 };
 

@@ -30,15 +30,43 @@ struct TypeParams
   virtual ~TypeParams() = default;
 };
 
-/// \brief The settings of type `type` that its reader left in `params`. Aborts if there are
-/// none or they are another type's: a spec built by code without them is a programming mistake.
+/// \brief The settings of type `type` that its reader left in `params`; the type's defaults (a
+/// default-made Params) if there are none, as in a spec built by code. Aborts if they are
+/// another type's: that is a programming mistake.
 template<typename Params>
 const Params&
 ParamsOf(const std::shared_ptr<const TypeParams>& params, const std::string& type)
 {
+  static const Params defaults{};
+  if (!params)
+  {
+    return defaults;
+  }
   const auto* p = dynamic_cast<const Params*>(params.get());
-  NS_ABORT_MSG_IF(!p, "the spec of a '" << type << "' entry carries no settings of its type (TypeParams)");
+  NS_ABORT_MSG_IF(!p, "the spec of a '" << type << "' entry carries settings of another type (TypeParams)");
   return *p;
+}
+
+/// \brief The settings in `params` to change, for a spec built by code: a copy of them (the
+/// spec may share them with others), or default-made ones if there are none. Aborts if they
+/// are another type's.
+template<typename Params>
+Params&
+EditParams(std::shared_ptr<const TypeParams>& params)
+{
+  std::shared_ptr<Params> own;
+  if (params)
+  {
+    const auto* p = dynamic_cast<const Params*>(params.get());
+    NS_ABORT_MSG_IF(!p, "EditParams: the spec carries settings of another type (TypeParams)");
+    own = std::make_shared<Params>(*p);
+  }
+  else
+  {
+    own = std::make_shared<Params>();
+  }
+  params = own;
+  return *own;
 }
 
 /// \brief How an entry of a type uses a key.

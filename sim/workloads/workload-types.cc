@@ -10,10 +10,12 @@
 #include "sim/workloads/random-workload.h"
 #include "sim/scenario/scenario-spec-detail.h"
 #include "sim/workloads/train-step.h"
+#include "sim/workloads/workload-params.h"
 
 #include "ns3/abort.h"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,39 +42,35 @@ constexpr double kMaxRandomMessages = 5e7;
 // ---- readers (scenario files) -------------------------------------------------------------------
 
 /// group_size of a collective: dividing the workload's GPUs, groups of at least 2.
+/// group_size (see above) and placement of a collective.
 void
-ParseGroupSize(JsonReader& r, WorkloadSpec& w)
+ParseGroups(JsonReader& r, const WorkloadSpec& w, Groups& g)
 {
   const size_t n = w.gpus.gpus.size();
   if (r.Has("group_size"))
   {
-    w.groupSize = static_cast<uint32_t>(r.Int("group_size", 2, kMaxIndex));
-    if (n % w.groupSize != 0)
+    g.groupSize = static_cast<uint32_t>(r.Int("group_size", 2, kMaxIndex));
+    if (n % g.groupSize != 0)
     {
       r.Fail("group_size",
-             std::to_string(w.groupSize) + " does not divide the " + std::to_string(n) +
+             std::to_string(g.groupSize) + " does not divide the " + std::to_string(n) +
                " GPUs of this workload; use a divisor of " + std::to_string(n));
     }
   }
-  const uint64_t group = w.groupSize ? w.groupSize : n;
+  const uint64_t group = g.groupSize ? g.groupSize : n;
   if (group < 2)
   {
     r.Fail("gpus", w.type + " needs at least 2 GPUs, got " + std::to_string(n));
   }
-}
-
-void
-ParsePlacement(JsonReader& r, WorkloadSpec& w)
-{
-  w.placement = r.Choice("placement", { "contiguous", "strided" }, w.placement);
+  g.placement = r.Choice("placement", { "contiguous", "strided" }, g.placement);
 }
 
 /// iterations and compute_us of the types that repeat.
 void
-ParseIterations(JsonReader& r, WorkloadSpec& w)
+ParseRepeats(JsonReader& r, Repeats& p)
 {
-  w.iterations = static_cast<uint32_t>(r.Int("iterations", 1, kMaxIterations, 1));
-  w.computeUs = r.Number("compute_us", 0, kMaxTimeUs, 0);
+  p.iterations = static_cast<uint32_t>(r.Int("iterations", 1, kMaxIterations, 1));
+  p.computeUs = r.Number("compute_us", 0, kMaxTimeUs, 0);
 }
 
 void
@@ -87,113 +85,122 @@ RequireTwoGpus(JsonReader& r, const WorkloadSpec& w)
 void
 ParseRingAllReduce(JsonReader& r, WorkloadSpec& w, const Fabric&)
 {
-  ParseGroupSize(r, w);
-  ParsePlacement(r, w);
-  w.pipelined = r.Bool("pipelined", w.pipelined);
+  auto p = std::make_shared<RingParams>();
+  ParseGroups(r, w, *p);
+  p->pipelined = r.Bool("pipelined", p->pipelined);
   for (const char* key : { "channels", "chunk_bytes", "slots" })
   {
-    if (!w.pipelined && r.Has(key))
+    if (!p->pipelined && r.Has(key))
     {
       r.Fail(key,
              "set with \"pipelined\": false; a ring that is not pipelined has one channel and "
              "sends each chunk whole");
     }
   }
-  w.channels = static_cast<uint32_t>(r.Int("channels", 1, 64, w.channels));
-  w.chunkBytes = static_cast<uint64_t>(r.Int("chunk_bytes", 1, kMaxExact, static_cast<int64_t>(w.chunkBytes)));
-  w.slots = static_cast<uint32_t>(r.Int("slots", 1, 64, w.slots));
-  ParseIterations(r, w);
+  p->channels = static_cast<uint32_t>(r.Int("channels", 1, 64, p->channels));
+  p->chunkBytes = static_cast<uint64_t>(r.Int("chunk_bytes", 1, kMaxExact, static_cast<int64_t>(p->chunkBytes)));
+  p->slots = static_cast<uint32_t>(r.Int("slots", 1, 64, p->slots));
+  ParseRepeats(r, *p);
+  w.params = p;
 }
 
 void
 ParseHalvingDoubling(JsonReader& r, WorkloadSpec& w, const Fabric&)
 {
-  ParseGroupSize(r, w);
+  auto p = std::make_shared<HalvingDoublingParams>();
+  ParseGroups(r, w, *p);
   // Halving-doubling pairs rank r with r xor 2^k at step k, which needs 2^k ranks.
-  const uint64_t group = w.groupSize ? w.groupSize : w.gpus.gpus.size();
+  const uint64_t group = p->groupSize ? p->groupSize : w.gpus.gpus.size();
   if ((group & (group - 1)) != 0)
   {
-    r.Fail(w.groupSize ? "group_size" : "gpus",
+    r.Fail(p->groupSize ? "group_size" : "gpus",
            "hd_allreduce needs a power-of-two group size, got " + std::to_string(group) +
-             (w.groupSize ? "" : " (one group of all the workload's GPUs; set group_size)"));
+             (p->groupSize ? "" : " (one group of all the workload's GPUs; set group_size)"));
   }
-  ParsePlacement(r, w);
-  ParseIterations(r, w);
+  ParseRepeats(r, *p);
+  w.params = p;
 }
 
 void
 ParseAllToAll(JsonReader& r, WorkloadSpec& w, const Fabric&)
 {
-  ParseGroupSize(r, w);
-  ParsePlacement(r, w);
-  w.mode = r.Choice("mode", { "all_at_once", "pairwise" }, w.mode);
-  w.pxn = r.Bool("pxn", w.pxn);
-  ParseIterations(r, w);
+  auto p = std::make_shared<AllToAllParams>();
+  ParseGroups(r, w, *p);
+  p->mode = r.Choice("mode", { "all_at_once", "pairwise" }, p->mode);
+  p->pxn = r.Bool("pxn", p->pxn);
+  ParseRepeats(r, *p);
+  w.params = p;
 }
 
 void
 ParseTrainStep(JsonReader& r, WorkloadSpec& w, const Fabric&)
 {
-  w.tp = static_cast<uint32_t>(r.Int("tp", 1, kMaxIndex, 1));
-  w.ep = static_cast<uint32_t>(r.Int("ep", 1, kMaxIndex, 1));
-  w.dp = static_cast<uint32_t>(r.Int("dp", 1, kMaxIndex, 1));
-  const uint64_t product = uint64_t(w.tp) * w.ep * w.dp;
+  auto p = std::make_shared<TrainStepParams>();
+  p->tp = static_cast<uint32_t>(r.Int("tp", 1, kMaxIndex, 1));
+  p->ep = static_cast<uint32_t>(r.Int("ep", 1, kMaxIndex, 1));
+  p->dp = static_cast<uint32_t>(r.Int("dp", 1, kMaxIndex, 1));
+  const uint64_t product = uint64_t(p->tp) * p->ep * p->dp;
   if (product != w.gpus.gpus.size())
   {
     r.Fail("dp",
            "tp x ep x dp = " + std::to_string(product) + ", but the workload has " +
              std::to_string(w.gpus.gpus.size()) + " GPUs; the product must be the GPU count");
   }
-  w.layers = static_cast<uint32_t>(r.Int("layers", 1, kMaxLayers, 1));
-  w.tpBytes = static_cast<uint64_t>(r.Int("tp_bytes", 0, kMaxExact, 0));
-  w.a2aBytes = static_cast<uint64_t>(r.Int("a2a_bytes", 0, kMaxExact, 0));
-  w.dpBytes = static_cast<uint64_t>(r.Int("dp_bytes", 0, kMaxExact, 0));
-  if (w.tpBytes + w.a2aBytes + w.dpBytes == 0)
+  p->layers = static_cast<uint32_t>(r.Int("layers", 1, kMaxLayers, 1));
+  p->tpBytes = static_cast<uint64_t>(r.Int("tp_bytes", 0, kMaxExact, 0));
+  p->a2aBytes = static_cast<uint64_t>(r.Int("a2a_bytes", 0, kMaxExact, 0));
+  p->dpBytes = static_cast<uint64_t>(r.Int("dp_bytes", 0, kMaxExact, 0));
+  if (p->tpBytes + p->a2aBytes + p->dpBytes == 0)
   {
     r.Fail("a2a_bytes", "tp_bytes, a2a_bytes and dp_bytes are all 0: the step would send nothing");
   }
-  ParseIterations(r, w);
+  ParseRepeats(r, *p);
+  w.params = p;
 }
 
 void
 ParsePermutation(JsonReader& r, WorkloadSpec& w, const Fabric&)
 {
-  ParseIterations(r, w);
+  auto p = std::make_shared<PermutationParams>();
+  ParseRepeats(r, *p);
   RequireTwoGpus(r, w);
+  w.params = p;
 }
 
 void
 ParseIncast(JsonReader& r, WorkloadSpec& w, const Fabric& fabric)
 {
-  w.receiver = detail::GpuIndex(r, "receiver", fabric);
-  size_t others = w.gpus.gpus.size() - std::count(w.gpus.gpus.begin(), w.gpus.gpus.end(), w.receiver);
+  auto p = std::make_shared<IncastParams>();
+  p->receiver = detail::GpuIndex(r, "receiver", fabric);
+  size_t others = w.gpus.gpus.size() - std::count(w.gpus.gpus.begin(), w.gpus.gpus.end(), p->receiver);
   if (others == 0)
   {
-    r.Fail("gpus", "incast needs GPUs other than the receiver (GPU " + std::to_string(w.receiver) + ")");
+    r.Fail("gpus", "incast needs GPUs other than the receiver (GPU " + std::to_string(p->receiver) + ")");
   }
-  w.senders = static_cast<uint32_t>(r.Int("senders", 1, kMaxIndex));
-  if (w.senders > others)
+  p->senders = static_cast<uint32_t>(r.Int("senders", 1, kMaxIndex));
+  if (p->senders > others)
   {
     r.Fail("senders",
            "expected 1.." + std::to_string(others) + " (the GPUs of 'gpus' other than the receiver), got " +
-             std::to_string(w.senders));
+             std::to_string(p->senders));
   }
+  w.params = p;
 }
 
 /// The messages a random workload is expected to post: its GPUs x load x a GPU's NIC rate x
 /// duration / bytes. Every message keeps a record (tens of bytes) and its QPs' state, so the
 /// count is bounded (kMaxRandomMessages); "" if it is within the bound, else what to change.
 std::string
-RandomMessagesProblem(const WorkloadSpec& w, double gpuBandwidthBps)
+RandomMessagesProblem(const WorkloadSpec& w, const RandomParams& p, double gpuBandwidthBps)
 {
   const double expected =
-    double(w.gpus.gpus.size()) * w.load * gpuBandwidthBps / 8 * (w.durationUs * 1e-6) / double(w.bytes);
+    double(w.gpus.gpus.size()) * p.load * gpuBandwidthBps / 8 * (p.durationUs * 1e-6) / double(w.bytes);
   if (expected <= kMaxRandomMessages)
   {
     return "";
   }
   return "about " + std::to_string(static_cast<uint64_t>(expected)) + " messages of " + std::to_string(w.bytes) +
-         " bytes over " + std::to_string(w.durationUs) +
+         " bytes over " + std::to_string(p.durationUs) +
          " us; at most 5e7 per random workload (larger bytes, a lower load or a shorter duration_us)";
 }
 
@@ -201,15 +208,17 @@ void
 ParseRandom(JsonReader& r, WorkloadSpec& w, const Fabric& fabric)
 {
   RequireTwoGpus(r, w);
-  w.load = r.Number("load", kMinLoad, 1);
-  w.durationUs = detail::PositiveTimeUs(r, "duration_us");
+  auto p = std::make_shared<RandomParams>();
+  p->load = r.Number("load", kMinLoad, 1);
+  p->durationUs = detail::PositiveTimeUs(r, "duration_us");
   // The same bound as the run's (MakeRandomWorkload), from the fabric's NIC rate (a GPU's links),
   // so that validate refuses what run would.
-  const std::string problem = RandomMessagesProblem(w, GpuBandwidthBps(fabric));
+  const std::string problem = RandomMessagesProblem(w, *p, GpuBandwidthBps(fabric));
   if (!problem.empty())
   {
     r.Fail("load", problem);
   }
+  w.params = p;
 }
 
 /// A flow list's nodes must each have a GPU of the workload's "gpus".
@@ -227,29 +236,31 @@ FlowNodesProblem(const FlowList& list, std::size_t gpus)
 void
 ParseFlows(JsonReader& r, WorkloadSpec& w, const Fabric&)
 {
-  w.file = r.String("file");
-  const std::string path = detail::BesideScenario(r.Origin(), w.file);
-  w.format = r.String("format", FlowFormatOf(w.file));
-  if (w.format != "htsim" && w.format != "csv" && w.format != "json")
+  auto p = std::make_shared<FlowsParams>();
+  p->file = r.String("file");
+  const std::string path = detail::BesideScenario(r.Origin(), p->file);
+  p->format = r.String("format", FlowFormatOf(p->file));
+  if (p->format != "htsim" && p->format != "csv" && p->format != "json")
   {
     r.Fail(r.Has("format") ? "format" : "file",
-           (r.Has("format") ? "\"" + w.format + "\"" : "no format known for \"" + w.file + "\"") +
+           (r.Has("format") ? "\"" + p->format + "\"" : "no format known for \"" + p->file + "\"") +
              "; allowed: htsim (.cm, .tm), csv or json (give \"format\" for another extension)");
   }
   try
   {
-    w.flowList = std::make_shared<const FlowList>(ReadFlowList(path, w.format));
+    p->flowList = std::make_shared<const FlowList>(ReadFlowList(path, p->format));
   }
   catch (const SpecError& e)
   {
     r.Fail("file", e.what());
   }
-  const std::string problem = FlowNodesProblem(*w.flowList, w.gpus.gpus.size());
+  const std::string problem = FlowNodesProblem(*p->flowList, w.gpus.gpus.size());
   if (!problem.empty())
   {
     r.Fail("file", problem);
   }
-  w.file = path;
+  p->file = path;
+  w.params = p;
 }
 
 // ---- constructors (MakeWorkload) ----------------------------------------------------------------
@@ -261,7 +272,7 @@ Fail(const WorkloadSpec& spec, const std::string& key, const std::string& proble
   throw SpecError("workload '" + spec.name + "' (" + spec.type + "): " + key + ": " + problem);
 }
 
-/// Checks what every workload needs: bytes, times, a set of distinct GPUs.
+/// Checks what every workload needs: bytes, a start time, a set of distinct GPUs.
 void
 CheckCommon(const WorkloadSpec& spec, std::size_t minGpus)
 {
@@ -272,10 +283,6 @@ CheckCommon(const WorkloadSpec& spec, std::size_t minGpus)
   if (!(spec.startUs >= 0))
   {
     Fail(spec, "startUs", std::to_string(spec.startUs) + "; allowed: >= 0");
-  }
-  if (!(spec.computeUs >= 0))
-  {
-    Fail(spec, "computeUs", std::to_string(spec.computeUs) + "; allowed: >= 0");
   }
   std::vector<uint32_t> sorted = spec.gpus.gpus;
   std::sort(sorted.begin(), sorted.end());
@@ -290,47 +297,49 @@ CheckCommon(const WorkloadSpec& spec, std::size_t minGpus)
   }
 }
 
-/// Groups of a collective or permutation, each of at least `minRanks`.
+/// The settings of a type that repeats, checked.
+const Repeats&
+CheckedRepeats(const WorkloadSpec& spec, const Repeats& p)
+{
+  if (!(p.computeUs >= 0))
+  {
+    Fail(spec, "computeUs", std::to_string(p.computeUs) + "; allowed: >= 0");
+  }
+  return p;
+}
+
+/// Groups of a collective, each of at least `minRanks`.
 std::vector<std::vector<uint32_t>>
-CheckedGroups(const WorkloadSpec& spec, uint32_t minRanks)
+CheckedGroups(const WorkloadSpec& spec, const Groups& g, uint32_t minRanks)
 {
   const std::size_t n = spec.gpus.gpus.size();
-  if (spec.placement != "contiguous" && spec.placement != "strided")
+  if (g.placement != "contiguous" && g.placement != "strided")
   {
-    Fail(spec, "placement", "'" + spec.placement + "'; allowed: contiguous, strided");
+    Fail(spec, "placement", "'" + g.placement + "'; allowed: contiguous, strided");
   }
-  if (spec.groupSize != 0 && (spec.groupSize > n || n % spec.groupSize != 0))
+  if (g.groupSize != 0 && (g.groupSize > n || n % g.groupSize != 0))
   {
     Fail(spec,
          "groupSize",
-         std::to_string(spec.groupSize) + " does not divide the " + std::to_string(n) +
+         std::to_string(g.groupSize) + " does not divide the " + std::to_string(n) +
            " GPUs; allowed: 0 (one group) or a divisor of the GPU count");
   }
-  const uint64_t size = spec.groupSize == 0 ? n : spec.groupSize;
+  const uint64_t size = g.groupSize == 0 ? n : g.groupSize;
   if (size < minRanks)
   {
     Fail(spec,
-         spec.groupSize == 0 ? "gpus" : "groupSize",
+         g.groupSize == 0 ? "gpus" : "groupSize",
          "groups of " + std::to_string(size) + " GPUs; allowed: at least " + std::to_string(minRanks));
   }
-  return SplitGroups(spec.gpus.gpus, spec.groupSize, spec.placement);
+  return SplitGroups(spec.gpus.gpus, g.groupSize, g.placement);
 }
 
-void
-RejectGroups(const WorkloadSpec& spec)
-{
-  if (spec.groupSize != 0)
-  {
-    Fail(
-      spec, "groupSize", std::to_string(spec.groupSize) + "; allowed: 0 (groups apply to collectives and permutation)");
-  }
-}
-
-/// The running workload of `spec`: `groups`, each running its algorithm of `algorithms`, with
-/// the spec's iterations, start and compute gap; `collective`: their instances are collectives
-/// (records, bus bandwidth) rather than a traffic pattern.
+/// The running workload of `spec`: `groups`, each running its algorithm of `algorithms`,
+/// repeated as `repeats` says from the spec's start; `collective`: their instances are
+/// collectives (records, bus bandwidth) rather than a traffic pattern.
 std::unique_ptr<Workload>
 SpecWorkload(const WorkloadSpec& spec,
+             const Repeats& repeats,
              std::vector<std::vector<uint32_t>> groups,
              std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms,
              bool collective,
@@ -339,35 +348,32 @@ SpecWorkload(const WorkloadSpec& spec,
   return std::make_unique<CollectiveWorkload>(spec.name,
                                               std::move(groups),
                                               std::move(algorithms),
-                                              spec.iterations,
+                                              repeats.iterations,
                                               MicrosecondsToTime(spec.startUs),
-                                              MicrosecondsToTime(spec.computeUs),
+                                              MicrosecondsToTime(repeats.computeUs),
                                               collective,
                                               ideal);
 }
 
 /// The algorithm of group `group` (of `ranks` ranks) of a grouped workload.
-using AlgorithmMaker = std::unique_ptr<CollectiveAlgorithm> (*)(const WorkloadSpec& spec,
-                                                                uint32_t ranks,
-                                                                uint64_t seed,
-                                                                std::size_t group);
+using AlgorithmMaker = std::function<std::unique_ptr<CollectiveAlgorithm>(uint32_t ranks, std::size_t group)>;
 
 /// A workload of groups that each run `algorithm`; `collective`: their instances are
 /// collectives (records, bus bandwidth) rather than a traffic pattern.
 std::unique_ptr<Workload>
 MakeGrouped(const WorkloadSpec& spec,
+            const Repeats& repeats,
             std::vector<std::vector<uint32_t>> groups,
-            AlgorithmMaker algorithm,
-            uint64_t seed,
+            const AlgorithmMaker& algorithm,
             bool collective,
             const IdealModel& ideal)
 {
   std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms;
   for (std::size_t g = 0; g < groups.size(); ++g)
   {
-    algorithms.push_back(algorithm(spec, static_cast<uint32_t>(groups[g].size()), seed, g));
+    algorithms.push_back(algorithm(static_cast<uint32_t>(groups[g].size()), g));
   }
-  return SpecWorkload(spec, std::move(groups), std::move(algorithms), collective, ideal);
+  return SpecWorkload(spec, repeats, std::move(groups), std::move(algorithms), collective, ideal);
 }
 
 /// A ring collective over each group: flat on a fabric without scale-up domains, else NCCL's
@@ -375,8 +381,9 @@ MakeGrouped(const WorkloadSpec& spec,
 std::unique_ptr<Workload>
 MakeRingWorkload(const WorkloadSpec& spec, const IdealModel& ideal, RingCollective kind)
 {
-  std::vector<std::vector<uint32_t>> groups = CheckedGroups(spec, 1);
-  const RingPipeline pipeline{ spec.pipelined, spec.channels, spec.chunkBytes, spec.slots };
+  const RingParams& p = ParamsOf<RingParams>(spec.params, spec.type);
+  std::vector<std::vector<uint32_t>> groups = CheckedGroups(spec, p, 1);
+  const RingPipeline pipeline{ p.pipelined, p.channels, p.chunkBytes, p.slots };
   std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms;
   for (const std::vector<uint32_t>& group : groups)
   {
@@ -384,9 +391,9 @@ MakeRingWorkload(const WorkloadSpec& spec, const IdealModel& ideal, RingCollecti
                                   static_cast<uint32_t>(group.size()),
                                   spec.bytes,
                                   pipeline,
-                                  DomainRingLayout(group, ideal.scaleUp, spec.pipelined ? spec.channels : 1)));
+                                  DomainRingLayout(group, ideal.scaleUp, p.pipelined ? p.channels : 1)));
   }
-  return SpecWorkload(spec, std::move(groups), std::move(algorithms), true, ideal);
+  return SpecWorkload(spec, CheckedRepeats(spec, p), std::move(groups), std::move(algorithms), true, ideal);
 }
 
 std::unique_ptr<Workload>
@@ -408,30 +415,32 @@ MakeRingReduceScatterWorkload(const WorkloadSpec& spec, uint64_t, const IdealMod
 }
 
 std::unique_ptr<Workload>
-MakeHalvingDoublingWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
+MakeHalvingDoublingWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
 {
-  auto groups = CheckedGroups(spec, 1);
+  const HalvingDoublingParams& p = ParamsOf<HalvingDoublingParams>(spec.params, spec.type);
+  auto groups = CheckedGroups(spec, p, 1);
   const std::size_t size = groups[0].size();
   if ((size & (size - 1)) != 0)
   {
     Fail(spec,
-         spec.groupSize == 0 ? "gpus" : "groupSize",
+         p.groupSize == 0 ? "gpus" : "groupSize",
          "groups of " + std::to_string(size) + " GPUs; allowed: a power of two for halving-doubling");
   }
-  auto hd = [](const WorkloadSpec& s, uint32_t ranks, uint64_t, std::size_t)
-  { return MakeHalvingDoublingAllReduce(ranks, s.bytes); };
-  return MakeGrouped(spec, std::move(groups), hd, seed, true, ideal);
+  auto hd = [&spec](uint32_t ranks, std::size_t) { return MakeHalvingDoublingAllReduce(ranks, spec.bytes); };
+  return MakeGrouped(spec, CheckedRepeats(spec, p), std::move(groups), hd, true, ideal);
 }
 
 std::unique_ptr<Workload>
-MakeAllToAllWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
+MakeAllToAllWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
 {
-  auto groups = CheckedGroups(spec, 1);
-  if (spec.mode != "all_at_once" && spec.mode != "pairwise")
+  const AllToAllParams& p = ParamsOf<AllToAllParams>(spec.params, spec.type);
+  auto groups = CheckedGroups(spec, p, 1);
+  if (p.mode != "all_at_once" && p.mode != "pairwise")
   {
-    Fail(spec, "mode", "'" + spec.mode + "'; allowed: all_at_once, pairwise");
+    Fail(spec, "mode", "'" + p.mode + "'; allowed: all_at_once, pairwise");
   }
-  if (spec.pxn)
+  const bool pairwise = p.mode == "pairwise";
+  if (p.pxn)
   {
     if (!ideal.scaleUp.Enabled())
     {
@@ -440,42 +449,41 @@ MakeAllToAllWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& 
     std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms;
     for (const std::vector<uint32_t>& group : groups)
     {
-      algorithms.push_back(MakeAllToAllPxn(
-        static_cast<uint32_t>(group.size()), spec.bytes, spec.mode == "pairwise", group, ideal.scaleUp));
+      algorithms.push_back(
+        MakeAllToAllPxn(static_cast<uint32_t>(group.size()), spec.bytes, pairwise, group, ideal.scaleUp));
     }
-    return SpecWorkload(spec, std::move(groups), std::move(algorithms), true, ideal);
+    return SpecWorkload(spec, CheckedRepeats(spec, p), std::move(groups), std::move(algorithms), true, ideal);
   }
-  auto a2a = [](const WorkloadSpec& s, uint32_t ranks, uint64_t, std::size_t)
-  { return MakeAllToAll(ranks, s.bytes, s.mode == "pairwise"); };
-  return MakeGrouped(spec, std::move(groups), a2a, seed, true, ideal);
+  auto a2a = [&spec, pairwise](uint32_t ranks, std::size_t) { return MakeAllToAll(ranks, spec.bytes, pairwise); };
+  return MakeGrouped(spec, CheckedRepeats(spec, p), std::move(groups), a2a, true, ideal);
 }
 
 std::unique_ptr<Workload>
 MakeTrainStepWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
 {
-  RejectGroups(spec);
-  if (spec.tp == 0 || spec.ep == 0 || spec.dp == 0 ||
-      uint64_t(spec.tp) * spec.ep * spec.dp != spec.gpus.gpus.size())
+  const TrainStepParams& p = ParamsOf<TrainStepParams>(spec.params, spec.type);
+  if (p.tp == 0 || p.ep == 0 || p.dp == 0 || uint64_t(p.tp) * p.ep * p.dp != spec.gpus.gpus.size())
   {
     Fail(spec,
          "tp",
-         std::to_string(spec.tp) + " x " + std::to_string(spec.ep) + " x " + std::to_string(spec.dp) +
+         std::to_string(p.tp) + " x " + std::to_string(p.ep) + " x " + std::to_string(p.dp) +
            "; allowed: sizes of at least 1 whose product is the GPU count (" + std::to_string(spec.gpus.gpus.size()) +
            ")");
   }
-  if (ideal.scaleUp.Enabled() && ideal.scaleUp.gpusPerDomain % spec.tp != 0)
+  if (ideal.scaleUp.Enabled() && ideal.scaleUp.gpusPerDomain % p.tp != 0)
   {
-    Fail(spec, "tp", std::to_string(spec.tp) + "; allowed: a divisor of the scale-up domain's GPUs");
+    Fail(spec, "tp", std::to_string(p.tp) + "; allowed: a divisor of the scale-up domain's GPUs");
   }
+  const Repeats& repeats = CheckedRepeats(spec, p);
   TrainStepShape shape;
-  shape.tp = spec.tp;
-  shape.ep = spec.ep;
-  shape.dp = spec.dp;
-  shape.layers = spec.layers;
-  shape.tpBytes = spec.tpBytes;
-  shape.a2aBytes = spec.a2aBytes;
-  shape.dpBytes = spec.dpBytes;
-  shape.compute = MicrosecondsToTime(spec.computeUs);
+  shape.tp = p.tp;
+  shape.ep = p.ep;
+  shape.dp = p.dp;
+  shape.layers = p.layers;
+  shape.tpBytes = p.tpBytes;
+  shape.a2aBytes = p.a2aBytes;
+  shape.dpBytes = p.dpBytes;
+  shape.compute = MicrosecondsToTime(repeats.computeUs);
   std::vector<std::unique_ptr<CollectiveAlgorithm>> algorithms;
   algorithms.push_back(MakeTrainStep(shape, spec.gpus.gpus, ideal.scaleUp));
   if (algorithms[0]->Steps() == 0)
@@ -483,55 +491,57 @@ MakeTrainStepWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& idea
     Fail(spec, "a2a_bytes", "the step has no collective (every group of one GPU, or every size 0)");
   }
   return SpecWorkload(
-    spec, std::vector<std::vector<uint32_t>>{ spec.gpus.gpus }, std::move(algorithms), true, ideal);
+    spec, repeats, std::vector<std::vector<uint32_t>>{ spec.gpus.gpus }, std::move(algorithms), true, ideal);
 }
 
 std::unique_ptr<Workload>
 MakePermutationWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
 {
-  auto permutation = [](const WorkloadSpec& s, uint32_t ranks, uint64_t runSeed, std::size_t g)
-  { return MakePermutation(ranks, s.bytes, WorkloadStreamSeed(runSeed, s.name, g)); };
-  return MakeGrouped(spec, CheckedGroups(spec, 2), permutation, seed, false, ideal);
+  const PermutationParams& p = ParamsOf<PermutationParams>(spec.params, spec.type);
+  auto permutation = [&spec, seed](uint32_t ranks, std::size_t g)
+  { return MakePermutation(ranks, spec.bytes, WorkloadStreamSeed(seed, spec.name, g)); };
+  return MakeGrouped(spec, CheckedRepeats(spec, p), CheckedGroups(spec, Groups{}, 2), permutation, false, ideal);
 }
 
 std::unique_ptr<Workload>
 MakeIncastWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
 {
-  RejectGroups(spec);
-  if (spec.senders == 0)
+  const IncastParams& p = ParamsOf<IncastParams>(spec.params, spec.type);
+  if (p.senders == 0)
   {
     Fail(spec, "senders", "0; allowed: at least 1");
   }
-  std::vector<uint32_t> group{ spec.receiver };
+  std::vector<uint32_t> group{ p.receiver };
   for (uint32_t gpu : spec.gpus.gpus)
   {
-    if (gpu != spec.receiver && group.size() <= spec.senders)
+    if (gpu != p.receiver && group.size() <= p.senders)
     {
       group.push_back(gpu);
     }
   }
-  if (group.size() <= spec.senders)
+  if (group.size() <= p.senders)
   {
     Fail(spec,
          "senders",
-         std::to_string(spec.senders) + "; allowed: at most the " + std::to_string(group.size() - 1) +
+         std::to_string(p.senders) + "; allowed: at most the " + std::to_string(group.size() - 1) +
            " GPUs of 'gpus' other than the receiver");
   }
-  auto incast = [](const WorkloadSpec& s, uint32_t, uint64_t, std::size_t) { return MakeIncast(s.senders, s.bytes); };
-  return MakeGrouped(spec, { std::move(group) }, incast, 0, false, ideal);
+  auto incast = [&spec, &p](uint32_t, std::size_t) { return MakeIncast(p.senders, spec.bytes); };
+  return MakeGrouped(spec, Repeats{}, { std::move(group) }, incast, false, ideal);
 }
 
 std::unique_ptr<Workload>
 MakeFlowsWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
 {
-  std::shared_ptr<const FlowList> list = spec.flowList;
+  const FlowsParams& p = ParamsOf<FlowsParams>(spec.params, spec.type);
+  std::shared_ptr<const FlowList> list = p.flowList;
   if (!list)
   {
-    if (spec.format != "htsim" && spec.format != "csv" && spec.format != "json")
+    if (p.format != "htsim" && p.format != "csv" && p.format != "json")
     {
-      Fail(spec, "format", "'" + spec.format + "'; allowed: htsim, csv, json");
+      Fail(spec, "format", "'" + p.format + "'; allowed: htsim, csv, json");
     }
-    list = std::make_shared<const FlowList>(ReadFlowList(spec.file, spec.format));
+    list = std::make_shared<const FlowList>(ReadFlowList(p.file, p.format));
   }
   const std::string problem = FlowNodesProblem(*list, spec.gpus.gpus.size());
   if (!problem.empty())
@@ -544,16 +554,16 @@ MakeFlowsWorkload(const WorkloadSpec& spec, uint64_t, const IdealModel& ideal)
 std::unique_ptr<Workload>
 MakeRandomWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& ideal)
 {
-  RejectGroups(spec);
-  if (!(spec.load >= 0))
+  const RandomParams& p = ParamsOf<RandomParams>(spec.params, spec.type);
+  if (!(p.load >= 0))
   {
-    Fail(spec, "load", std::to_string(spec.load) + "; allowed: >= 0 (a fraction of the NIC line rate)");
+    Fail(spec, "load", std::to_string(p.load) + "; allowed: >= 0 (a fraction of the NIC line rate)");
   }
-  if (!(spec.durationUs >= 0))
+  if (!(p.durationUs >= 0))
   {
-    Fail(spec, "durationUs", std::to_string(spec.durationUs) + "; allowed: >= 0");
+    Fail(spec, "durationUs", std::to_string(p.durationUs) + "; allowed: >= 0");
   }
-  const std::string problem = RandomMessagesProblem(spec, ideal.gpuBandwidthBps);
+  const std::string problem = RandomMessagesProblem(spec, p, ideal.gpuBandwidthBps);
   if (!problem.empty())
   {
     Fail(spec, "load", problem);
@@ -561,9 +571,9 @@ MakeRandomWorkload(const WorkloadSpec& spec, uint64_t seed, const IdealModel& id
   return std::make_unique<RandomWorkload>(spec.name,
                                           spec.gpus.gpus,
                                           spec.bytes,
-                                          spec.load,
+                                          p.load,
                                           MicrosecondsToTime(spec.startUs),
-                                          MicrosecondsToTime(spec.durationUs),
+                                          MicrosecondsToTime(p.durationUs),
                                           seed,
                                           ideal);
 }

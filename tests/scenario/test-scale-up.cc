@@ -5,6 +5,7 @@
 #include "sim/workloads/collective-workload.h"
 #include "sim/network/scale-up-fabric.h"
 #include "sim/run/transport-run.h"
+#include "sim/workloads/workload-params.h"
 #include "sim/workloads/workload.h"
 
 #include "topologies/fabric-spec.h"
@@ -108,7 +109,8 @@ RingSpec(const std::string& type, uint32_t gpus, uint64_t bytes, uint32_t channe
   for (uint32_t g = 0; g < gpus; ++g)
     s.gpus.gpus.push_back(g);
   s.bytes = bytes;
-  s.channels = channels;
+  if (type.rfind("ring_", 0) == 0)
+    EditParams<RingParams>(s.params).channels = channels;
   return s;
 }
 
@@ -331,7 +333,7 @@ TEST_CASE("scale-up: PXN relays a message through the sender's GPU on the destin
   CHECK(direct.scaleUpMessages == n * 7);
   CHECK(direct.relays.empty());
 
-  spec.pxn = true;
+  EditParams<AllToAllParams>(spec.params).pxn = true;
   TierCounter pxn(model.scaleUp);
   auto p = MakeWorkload(spec, 1, model);
   p->Start(pxn);
@@ -384,14 +386,14 @@ TEST_CASE("scale-up: a training step keeps TP on NVLink, EP and DP on the NICs, 
   // 64 GPUs in 8 servers: TP 8 (a server), EP 4 (4 servers), DP 2.
   const IdealModel model = HgxModel();
   WorkloadSpec spec = RingSpec("train_step", 64, 0, 1);
-  spec.tp = 8;
-  spec.ep = 4;
-  spec.dp = 2;
-  spec.layers = 2;
-  spec.tpBytes = 1 << 20;
-  spec.a2aBytes = 65536;
-  spec.dpBytes = 4 << 20;
-  spec.computeUs = 20;
+  EditParams<TrainStepParams>(spec.params).tp = 8;
+  EditParams<TrainStepParams>(spec.params).ep = 4;
+  EditParams<TrainStepParams>(spec.params).dp = 2;
+  EditParams<TrainStepParams>(spec.params).layers = 2;
+  EditParams<TrainStepParams>(spec.params).tpBytes = 1 << 20;
+  EditParams<TrainStepParams>(spec.params).a2aBytes = 65536;
+  EditParams<TrainStepParams>(spec.params).dpBytes = 4 << 20;
+  EditParams<TrainStepParams>(spec.params).computeUs = 20;
   TierCounter service(model.scaleUp);
   auto w = MakeWorkload(spec, 1, model);
   w->Start(service);
@@ -412,11 +414,11 @@ TEST_CASE("scale-up: a training step keeps TP on NVLink, EP and DP on the NICs, 
   // GPU idle time leaves the compute out: 64 GPUs x (step time - 120 us).
   CHECK(w->GpuIdle().GetSeconds() == Approx(64 * ((r.end - r.start).GetSeconds() - 120e-6)).epsilon(1e-9));
   // The sizes must multiply to the GPU count.
-  spec.dp = 3;
+  EditParams<TrainStepParams>(spec.params).dp = 3;
   CHECK_THROWS_WITH(MakeWorkload(spec, 1, model), Catch::Contains("tp"));
-  spec.dp = 2;
-  spec.tp = 16;
-  spec.ep = 2;
+  EditParams<TrainStepParams>(spec.params).dp = 2;
+  EditParams<TrainStepParams>(spec.params).tp = 16;
+  EditParams<TrainStepParams>(spec.params).ep = 2;
   CHECK_THROWS_WITH(MakeWorkload(spec, 1, model), Catch::Contains("scale-up domain"));
 }
 

@@ -2,6 +2,8 @@
 // message naming the file, the JSON path and what is allowed, and --set overrides edit the
 // document before validation.
 #include "sim/scenario/scenario-spec.h"
+#include "sim/failures/failure-params.h"
+#include "sim/workloads/workload-params.h"
 
 #include <catch2/catch.hpp>
 
@@ -249,17 +251,19 @@ TEST_CASE("scenario spec: quickstart reads with its defaults", "[scenario]")
   CHECK(w.gpus.gpus.size() == 64);
   CHECK(w.gpus.gpus.back() == 63);
   CHECK(w.bytes == 262144);
-  CHECK(w.mode == "all_at_once");
-  CHECK(w.groupSize == 0);
-  CHECK(w.iterations == 1);
+  const AllToAllParams& a2a = ParamsOf<AllToAllParams>(w.params, w.type);
+  CHECK(a2a.mode == "all_at_once");
+  CHECK(a2a.groupSize == 0);
+  CHECK(a2a.iterations == 1);
   REQUIRE(s.failures.size() == 1);
   const FailureSpec& f = s.failures[0];
   CHECK(f.type == "link_down");
   CHECK(f.atUs == 100);
-  CHECK(f.link.plane == 2);
-  CHECK(f.link.t0 == 0u);
-  CHECK(f.link.upPort == 0u);
-  CHECK(f.link.where == "/failures/0/link");
+  const LinkSelector& link = ParamsOf<LinkParams>(f.params, f.type).link;
+  CHECK(link.plane == 2);
+  CHECK(link.t0 == 0u);
+  CHECK(link.upPort == 0u);
+  CHECK(link.where == "/failures/0/link");
   CHECK(s.outputs.sampleIntervalUs == 10);
   // Every run has limits, set or not.
   CHECK(s.stop.simTimeUs == StopSpec::kDefaultSimTimeUs);
@@ -433,7 +437,7 @@ TEST_CASE("scenario spec: defaults and the single-transport form", "[scenario]")
   REQUIRE(s.transports.size() == 1);
   CHECK(s.transports[0].label == "mrc");
   CHECK(s.workloads[0].name == "all_to_all-0");
-  CHECK(s.workloads[0].placement == "contiguous");
+  CHECK(ParamsOf<AllToAllParams>(s.workloads[0].params, "all_to_all").placement == "contiguous");
   CHECK(s.failures.empty());
   CHECK(s.outputs.pcapLinks.empty());
 
@@ -468,24 +472,25 @@ TEST_CASE("scenario spec: workload keys follow the workload type", "[scenario]")
                                           "placement": "strided", "iterations": 3, "compute_us": 20,
                                           "start_us": 5})" })
                      .workloads[0];
-  CHECK(w.groupSize == 16);
-  CHECK(w.placement == "strided");
-  CHECK(w.iterations == 3);
-  CHECK(w.computeUs == 20);
+  const HalvingDoublingParams& hd = ParamsOf<HalvingDoublingParams>(w.params, w.type);
+  CHECK(hd.groupSize == 16);
+  CHECK(hd.placement == "strided");
+  CHECK(hd.iterations == 3);
+  CHECK(hd.computeUs == 20);
   CHECK(w.startUs == 5);
 
   w = With({ R"(workloads.0={"type": "incast", "bytes": 4096, "gpus": [3, 4, 5], "receiver": 4, "senders": 2})" })
         .workloads[0];
-  CHECK(w.receiver == 4);
-  CHECK(w.senders == 2);
+  CHECK(ParamsOf<IncastParams>(w.params, w.type).receiver == 4);
+  CHECK(ParamsOf<IncastParams>(w.params, w.type).senders == 2);
   // A receiver outside `gpus` leaves every listed GPU free to send.
-  CHECK(With({ R"(workloads.0={"type": "incast", "bytes": 1, "gpus": [3, 5], "receiver": 0, "senders": 2})" })
-          .workloads[0]
-          .senders == 2);
+  w = With({ R"(workloads.0={"type": "incast", "bytes": 1, "gpus": [3, 5], "receiver": 0, "senders": 2})" })
+        .workloads[0];
+  CHECK(ParamsOf<IncastParams>(w.params, w.type).senders == 2);
 
   w = With({ R"(workloads.0={"type": "random", "bytes": 4096, "load": 0.5, "duration_us": 100})" }).workloads[0];
-  CHECK(w.load == 0.5);
-  CHECK(w.durationUs == 100);
+  CHECK(ParamsOf<RandomParams>(w.params, w.type).load == 0.5);
+  CHECK(ParamsOf<RandomParams>(w.params, w.type).durationUs == 100);
 
   CHECK_THROWS_WITH(With({ R"(workloads.0={"type": "incast", "bytes": 1, "senders": 2})" }),
                     Catch::Contains("/workloads/0/receiver: required key is missing"));
@@ -646,9 +651,10 @@ TEST_CASE("scenario spec: link selectors name the links the generator wires", "[
   CHECK(spec.outputs.sampleIntervalUs == 2.5);
   REQUIRE(spec.outputs.pcapLinks.size() == 4);
   CHECK(spec.outputs.pcapLinks[3].where == "/outputs/pcap/3");
-  CHECK(spec.failures[0].link.gpu == 63u);
-  CHECK(spec.failures[0].link.plane == 7);
-  CHECK(spec.failures[0].link.where == "/failures/0");
+  const LinkSelector& port = ParamsOf<LinkParams>(spec.failures[0].params, "port_down").link;
+  CHECK(port.gpu == 63u);
+  CHECK(port.plane == 7);
+  CHECK(port.where == "/failures/0");
 }
 
 TEST_CASE("scenario spec: every failure type reads", "[scenario]")
@@ -667,15 +673,16 @@ TEST_CASE("scenario spec: every failure type reads", "[scenario]")
       {"type": "random_links", "at_us": 0, "link_class": "gpu-t0", "mtbf_us": 1e6, "mttr_us": 100,
        "until_us": 5000}])" });
   REQUIRE(s.failures.size() == 11);
-  CHECK(s.failures[2].periodUs == 4);
-  CHECK(s.failures[2].count == 3);
-  CHECK(s.failures[3].tier == 1);
-  CHECK(s.failures[3].index == 7);
-  CHECK(s.failures[5].plane == 4);
-  CHECK(s.failures[9].lossRate == 0.01);
-  CHECK(s.failures[9].rateFactor == 1);
-  CHECK(s.failures[10].linkClass == "gpu-t0");
-  CHECK(s.failures[10].untilUs == 5000);
+  auto params = [&](std::size_t i) { return s.failures[i].params; };
+  CHECK(ParamsOf<LinkFlapParams>(params(2), "link_flap").periodUs == 4);
+  CHECK(ParamsOf<LinkFlapParams>(params(2), "link_flap").count == 3);
+  CHECK(ParamsOf<SwitchParams>(params(3), "switch_down").tier == 1);
+  CHECK(ParamsOf<SwitchParams>(params(3), "switch_down").index == 7);
+  CHECK(ParamsOf<PlaneParams>(params(5), "plane_down").plane == 4);
+  CHECK(ParamsOf<GrayParams>(params(9), "gray").lossRate == 0.01);
+  CHECK(ParamsOf<GrayParams>(params(9), "gray").rateFactor == 1);
+  CHECK(ParamsOf<RandomLinksParams>(params(10), "random_links").linkClass == "gpu-t0");
+  CHECK(ParamsOf<RandomLinksParams>(params(10), "random_links").untilUs == 5000);
 
   CHECK_THROWS_WITH(With({ R"(failures=[{"type": "plane_down", "at_us": 1, "plane": 2, "tier": 0}])" }),
                     Catch::Contains("/failures/0/tier: key 'tier' is only allowed for switch_down, switch_up"));

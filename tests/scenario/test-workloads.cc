@@ -3,6 +3,7 @@
 // placement, iterations with compute time, permutations, incast, Poisson background traffic, and
 // the errors MakeWorkload raises.
 #include "sim/workloads/pattern-workload.h"
+#include "sim/workloads/workload-params.h"
 #include "sim/workloads/workload.h"
 
 #include "topologies/json-reader.h"
@@ -104,7 +105,7 @@ WorkloadSpec
 UnpipelinedRing(uint32_t gpus, uint64_t bytes)
 {
   WorkloadSpec s = Spec("ring_allreduce", gpus, bytes);
-  s.pipelined = false;
+  EditParams<RingParams>(s.params).pipelined = false;
   return s;
 }
 
@@ -245,9 +246,10 @@ TEST_CASE("workload: a pipelined ring forwards each slice once it holds the slic
   const uint32_t slices = 4;
   const uint32_t slots = 3;
   WorkloadSpec spec = Spec("ring_allreduce", n, uint64_t(n) * 40000);
-  spec.channels = channels;
-  spec.chunkBytes = 6000;
-  spec.slots = slots;
+  RingParams& ring = EditParams<RingParams>(spec.params);
+  ring.channels = channels;
+  ring.chunkBytes = 6000;
+  ring.slots = slots;
   FakeFabric fabric(150e-9);
   auto w = Run(spec, fabric);
   REQUIRE(w->Done());
@@ -335,7 +337,7 @@ TEST_CASE("workload: all-to-all pairwise and all at once take their ideal times"
 
   SECTION("pairwise")
   {
-    spec.mode = "pairwise";
+    EditParams<AllToAllParams>(spec.params).mode = "pairwise";
     FakeFabric fabric;
     auto w = Run(spec, fabric);
     const CollectiveRecord& r = w->Collectives()[0];
@@ -399,8 +401,9 @@ TEST_CASE("workload: groups are contiguous or strided and run independently", "[
   CHECK(SplitGroups(Range(10, 6), 0, "strided") == Groups{ Range(10, 6) });
 
   WorkloadSpec spec = Spec("ring_allreduce", 8, 40000);
-  spec.groupSize = 4;
-  spec.placement = "strided";
+  RingParams& ring = EditParams<RingParams>(spec.params);
+  ring.groupSize = 4;
+  ring.placement = "strided";
   FakeFabric fabric;
   auto w = Run(spec, fabric);
   REQUIRE(w->Collectives().size() == 2);
@@ -423,8 +426,9 @@ TEST_CASE("workload: groups are contiguous or strided and run independently", "[
 TEST_CASE("workload: iterations start compute time after the group finished", "[workload]")
 {
   WorkloadSpec spec = Spec("ring_allreduce", 4, 40000);
-  spec.iterations = 3;
-  spec.computeUs = 5;
+  RingParams& ring = EditParams<RingParams>(spec.params);
+  ring.iterations = 3;
+  ring.computeUs = 5;
   spec.startUs = 2;
   FakeFabric fabric;
   auto w = Run(spec, fabric);
@@ -448,7 +452,7 @@ TEST_CASE("workload: iterations start compute time after the group finished", "[
 TEST_CASE("workload: a single-GPU group finishes at once", "[workload]")
 {
   WorkloadSpec spec = Spec("ring_allreduce", 1, 1000);
-  spec.iterations = 2;
+  EditParams<RingParams>(spec.params).iterations = 2;
   FakeFabric fabric;
   auto w = Run(spec, fabric);
   CHECK(w->Done());
@@ -488,7 +492,7 @@ TEST_CASE("workload: permutation sends one message per GPU, a new derangement ea
 {
   const uint32_t n = 16;
   WorkloadSpec spec = Spec("permutation", n, 10000);
-  spec.iterations = 3;
+  EditParams<PermutationParams>(spec.params).iterations = 3;
   auto pairs = [&](uint64_t seed)
   {
     FakeFabric fabric;
@@ -534,8 +538,9 @@ TEST_CASE("workload: permutation sends one message per GPU, a new derangement ea
 TEST_CASE("workload: incast sends from the first GPUs other than the receiver", "[workload]")
 {
   WorkloadSpec spec = Spec("incast", 10, 10000);
-  spec.receiver = 3;
-  spec.senders = 5;
+  IncastParams& incast = EditParams<IncastParams>(spec.params);
+  incast.receiver = 3;
+  incast.senders = 5;
   spec.startUs = 1;
   FakeFabric fabric;
   auto w = Run(spec, fabric);
@@ -561,7 +566,7 @@ TEST_CASE("workload: incast sends from the first GPUs other than the receiver", 
   CHECK(w->BytesTotal() == 50000);
   ns3::Simulator::Destroy();
 
-  spec.senders = 10;
+  EditParams<IncastParams>(spec.params).senders = 10;
   CHECK_THROWS_AS(MakeWorkload(spec, 1, Model()), SpecError);
 }
 
@@ -569,9 +574,10 @@ TEST_CASE("workload: random traffic offers its load to random other GPUs", "[wor
 {
   const uint32_t n = 16;
   WorkloadSpec spec = Spec("random", n, 4096);
-  spec.load = 0.4;
+  RandomParams& random = EditParams<RandomParams>(spec.params);
+  random.load = 0.4;
+  random.durationUs = 2000;
   spec.startUs = 10;
-  spec.durationUs = 2000;
   auto run = [&](uint64_t seed)
   {
     FakeFabric fabric;
@@ -607,8 +613,9 @@ TEST_CASE("workload: random traffic offers its load to random other GPUs", "[wor
 TEST_CASE("workload: random traffic is done only once its duration is over", "[workload]")
 {
   WorkloadSpec spec = Spec("random", 4, 1000);
-  spec.load = 0.001; // a message every 80 us per GPU, on average
-  spec.durationUs = 50;
+  RandomParams& random = EditParams<RandomParams>(spec.params);
+  random.load = 0.001; // a message every 80 us per GPU, on average
+  random.durationUs = 50;
   auto w = MakeWorkload(spec, 1, Model());
   FakeFabric fabric;
   w->Start(fabric);
@@ -635,15 +642,15 @@ TEST_CASE("workload: bad specs are refused with the key named", "[workload]")
     }
   };
   WorkloadSpec s = Spec("ring_allreduce", 8, 1000);
-  s.groupSize = 3;
+  EditParams<RingParams>(s.params).groupSize = 3;
   refuses(s, "groupSize");
   s = Spec("hd_allreduce", 6, 1000);
   refuses(s, "power of two");
   s = Spec("all_to_all", 4, 1000);
-  s.mode = "ring";
+  EditParams<AllToAllParams>(s.params).mode = "ring";
   refuses(s, "mode");
   s = Spec("ring_allreduce", 4, 1000);
-  s.placement = "diagonal";
+  EditParams<RingParams>(s.params).placement = "diagonal";
   refuses(s, "placement");
   refuses(Spec("broadcast", 4, 1000), "type");
   refuses(Spec("ring_allreduce", 4, 0), "bytes");
