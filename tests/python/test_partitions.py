@@ -98,19 +98,28 @@ def mpirun(ranks, *args):
     return subprocess.run(["mpirun", "-np", str(ranks), *args], capture_output=True, text=True, env=env)
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_two_mpi_ranks_give_the_results_of_two_partitions(mrcsim, scenario, tmp_path):
-    # Two processes (ns-3's MPI module) running one partition each: frames between them cross as
-    # bytes, completions as global events every rank runs; rank 0 writes what one process with two
-    # partitions writes, byte for byte (event counts included).
-    threads = run(mrcsim, scenario, 2, tmp_path / "threads")
-    p = mpirun(2, mrcsim, "run", os.path.join(ROOT, scenario), "--out", str(tmp_path / "mpi"), "--quiet")
+# Two ranks on every scenario; three and four (more processes than this machine's cores, so slower) on
+# the two small ones.
+MPI_RUNS = [(2, s) for s in SCENARIOS] + [(ranks, s) for ranks in (3, 4) for s in SCENARIOS[1:]]
+
+
+@pytest.mark.parametrize("ranks, scenario", MPI_RUNS)
+def test_mpi_ranks_give_the_results_of_as_many_partitions(mrcsim, ranks, scenario, tmp_path):
+    # Processes (ns-3's MPI module) running one partition each: frames between them cross as
+    # bytes, completions as global events every rank runs; rank 0 writes what one process with as
+    # many partitions writes, byte for byte (event counts included), which is what one partition
+    # writes (test_partition_count_does_not_change_results).
+    threads = run(mrcsim, scenario, ranks, tmp_path / "threads")
+    p = mpirun(ranks, mrcsim, "run", os.path.join(ROOT, scenario), "--out", str(tmp_path / "mpi"), "--quiet")
     assert p.returncode == (3 if any(r["partial"] for r in threads["runs"]) else 0), p.stdout + p.stderr
     with open(tmp_path / "mpi" / "summary.json") as f:
-        ranks = json.load(f)
-    assert [w["ranks"] for w in ranks["wall_clock"]] == [2] * len(ranks["runs"])
-    assert [w["partitions"] for w in ranks["wall_clock"]] == [2] * len(ranks["runs"])
-    assert_same_results(tmp_path / "threads", threads, tmp_path / "mpi", ranks, "in 2 MPI ranks")
+        mpi = json.load(f)
+    assert [w["ranks"] for w in mpi["wall_clock"]] == [ranks] * len(mpi["runs"])
+    assert [w["partitions"] for w in mpi["wall_clock"]] == [ranks] * len(mpi["runs"])
+    assert_same_results(tmp_path / "threads", threads, tmp_path / "mpi", mpi, f"in {ranks} MPI ranks")
+    if ranks > 2:
+        one = run(mrcsim, scenario, 1, tmp_path / "one")
+        assert_same_results(tmp_path / "one", one, tmp_path / "mpi", mpi, f"in {ranks} MPI ranks against one")
 
 
 def test_mpi_ranks_need_a_partition_each(mrcsim, tmp_path):
