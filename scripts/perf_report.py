@@ -138,6 +138,50 @@ def per_connection(data, label):
     return {"us": seconds * 1e6 / count, "peak_bytes": data["peak_rss_bytes"] / count}
 
 
+# How a connection's cost grows: the connections benchmark with expert groups of 4 to 64 GPUs
+# (24,576 to 516,096 directed pairs on multiplane-8k), each transport, one run each.
+GROWTH_GROUPS = (4, 8, 16, 32, 64)
+GROWTH_TRANSPORTS = ("mrc", "rocev2")
+
+
+def growth_name(transport, group):
+    return "growth-%s-g%d" % (transport, group)
+
+
+def growth_figures(label):
+    """A growth point's figures: what the transport made (connections: GPU pairs, both
+    directions; directed pairs: the messages) and what it cost: the wall time spent making the
+    connections, per connection, the process's peak memory per connection (the fabric
+    included), and the events per second of the whole transport's run."""
+    wc = "summary.wall_clock.%s." % label
+    return {
+        "directed_pairs": ("summary.runs.%s.messages.count" % label, "{:.0f}"),
+        "connections": (wc + "connections", "{:.0f}"),
+        "transport_s": (wc + "seconds", "{:.1f} s"),
+        "connect_s": (wc + "connect_seconds", "{:.1f} s"),
+        "us_per_connection": ("growth.us_per_connection", "{:.0f} us"),
+        "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
+        "kib_per_connection": ("growth.peak_bytes_per_connection", "{:.1f} KiB", 1024),
+        "events_per_s": (wc + "events_per_second", "{:.0f} k", 1e3),
+    }
+
+
+def growth_derived(data, label):
+    wc = get(data, "summary.wall_clock." + label)
+    n = float(wc["connections"])
+    return {"us_per_connection": float(wc["connect_seconds"]) * 1e6 / n, "peak_bytes_per_connection": data["peak_rss_bytes"] / n}
+
+
+def growth_benchmark(transport, group):
+    args = ["run", "scenarios/bench/connections.json", "--quiet", "--partitions", "1",
+            "--set", "workloads.0.group_size=%d" % group]
+    if transport != "mrc":
+        args += ["--set", 'transport=[{"type": "%s"}]' % transport]
+    return {"args": args + ["--out", "{out}"], "source": "summary", "long": True, "growth": True, "runs": 1,
+            "derive": {"growth": lambda data: growth_derived(data, transport)},
+            "figures": growth_figures(transport)}
+
+
 BENCHMARKS = {
     "topology": {
         "args": ["bench", "topology", "--json"],
@@ -281,6 +325,9 @@ BENCHMARKS = {
         "figures": failure_storm_figures(),
     },
 }
+for _t in GROWTH_TRANSPORTS:
+    for _g in GROWTH_GROUPS:
+        BENCHMARKS[growth_name(_t, _g)] = growth_benchmark(_t, _g)
 
 # The README's results table, a row per run (`mrcsim run ARGS --quiet --out DIR`, once): the
 # row's text, the collective whose mean time and ideal it shows, whether it also shows the whole
@@ -459,7 +506,9 @@ def record(args):
     if args.only:
         names = args.only
     else:
-        names = [n for n, spec in (RUNS if args.readme else known).items() if bool(spec.get("long")) == args.long]
+        names = [n for n, spec in (RUNS if args.readme else known).items()
+                 if (bool(spec.get("growth")) if args.growth else bool(spec.get("long")) == args.long
+                     and not spec.get("growth"))]
     for name in names:
         if name in RUNS:
             rec = record_run(args.mrcsim, name)
@@ -644,7 +693,70 @@ def render_run_block(name, run_records):
     return "\n".join(lines)
 
 
-BLOCK = re.compile(r"(<!-- (?P<kind>perf|runs|run)(?: (?P<name>[\w.-]+))? -->\n)(?P<body>.*?)(<!-- /(?P=kind) -->)", re.S)
+def growth_records(records):
+    """The growth sweep's records, by (transport, group)."""
+    out = {}
+    for t in GROWTH_TRANSPORTS:
+        for g in GROWTH_GROUPS:
+            name = growth_name(t, g)
+            path = os.path.join(records, name + ".json")
+            rec = load(path, BENCHMARKS[name], name)
+            missing = check_keys(path, rec, PERF_KEYS)
+            if missing:
+                raise RecordError("%s: no key '%s'" % (shown_path(path), missing[0]))
+            out[t, g] = rec
+    return out
+
+
+def render_growth(records):
+    """The growth sweep as a table: a row per transport and group size, from its records."""
+    recs = growth_records(records)
+    keys = ["directed_pairs", "connections", "connect_s", "us_per_connection", "kib_per_connection", "peak_rss_mib",
+            "events_per_s"]
+    lines = ["| transport | group | " + " | ".join(k.replace("_", " ") for k in keys) + " |",
+             "|---|---|" + "---|" * len(keys)]
+    for (t, g), rec in recs.items():
+        name = growth_name(t, g)
+        lines.append("| %s | %d | %s |" % (t, g, " | ".join(shown(name, k, rec["figures"][k]["median"]) for k in keys)))
+    first = next(iter(recs.values()))
+    m = first["machine"]
+    lines.append("")
+    lines.append("Recorded %s at %s%s on %d cores, %s GiB (%s), one run each: `%s` with each group size%s." % (
+        first["date"], first["commit"][:10], " with local changes" if first["changed"] else "", m["cores"],
+        m["memory_gib"], m["cpu"], first["command"].replace(" --set workloads.0.group_size=%d" % GROWTH_GROUPS[0], ""),
+        " (RoCEv2: `--set 'transport=[{\"type\": \"rocev2\"}]'`)"))
+    return "\n".join(lines)
+
+
+def plot_growth(records, path):
+    """docs/performance/connection-growth.png from the growth records: time and memory per
+    connection against the connections made, per transport."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    recs = growth_records(records)
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.6))
+    for t in GROWTH_TRANSPORTS:
+        n = [recs[t, g]["figures"]["connections"]["median"] for g in GROWTH_GROUPS]
+        a.plot(n, [recs[t, g]["figures"]["us_per_connection"]["median"] for g in GROWTH_GROUPS], "o-", label=t)
+        b.plot(n, [recs[t, g]["figures"]["kib_per_connection"]["median"] / 1024 for g in GROWTH_GROUPS], "o-",
+               label=t)
+    for ax, what in ((a, "set-up time per connection (us)"), (b, "peak memory per connection (KiB)")):
+        ax.set_xscale("log")
+        ax.set_xlabel("connections (multiplane-8k, groups of %d to %d)" % (GROWTH_GROUPS[0], GROWTH_GROUPS[-1]))
+        ax.set_ylabel(what)
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+    plt.close(fig)
+
+
+GROWTH_PLOT = os.path.join(ROOT, "docs", "performance", "connection-growth.png")
+
+BLOCK = re.compile(r"(<!-- (?P<kind>perf|runs|run|growth)(?: (?P<name>[\w.-]+))? -->\n)(?P<body>.*?)(<!-- /(?P=kind) -->)", re.S)
 
 
 def check_record_files(records, run_records):
@@ -670,7 +782,9 @@ def render_doc(doc, args, problems):
         kind, name = m.group("kind"), m.group("name")
         what = "%s %s" % (shown_path(doc), name or "results table")
         try:
-            if kind == "runs":
+            if kind == "growth":
+                body = render_growth(args.records) + "\n"
+            elif kind == "runs":
                 if name:
                     raise RecordError("<!-- runs --> takes no name (found '%s')" % name)
                 body = render_table(args.run_records) + "\n"
@@ -712,6 +826,11 @@ def render(args):
     for doc, text in rendered.items():
         with open(doc, "w") as f:
             f.write(text)
+        if "<!-- growth -->" in text:
+            try:
+                plot_growth(args.records, GROWTH_PLOT)
+            except RecordError as e:
+                fatal.append("%s: %s" % (shown_path(GROWTH_PLOT), e))
     for p in fatal:
         print("perf_report: " + p, file=sys.stderr)
     return 1 if fatal else 0
@@ -741,6 +860,9 @@ def main():
     r.add_argument("--only", action="append", choices=sorted({**BENCHMARKS, **RUNS}), help="only this run (repeat)")
     r.add_argument("--long", action="store_true", help="only the long runs (each takes minutes to an hour)")
     r.add_argument("--readme", action="store_true", help="only the README results table's runs")
+    r.add_argument("--growth", action="store_true",
+                   help="only the growth sweep (connections benchmark, groups of %s; minutes)"
+                   % ", ".join(map(str, GROWTH_GROUPS)))
     r.add_argument("--mrcsim", default=os.path.join(ROOT, "build", "bin", "mrcsim"))
     d = sub.add_parser("render", help="rewrite the marked blocks of the documents from the records")
     d.add_argument("--check", action="store_true", help="write nothing; fail if a block is not what the records give")

@@ -9,6 +9,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 
 namespace mrcsim
@@ -235,6 +236,7 @@ NetworkService::Get(uint32_t src, uint32_t dst)
   {
     return it->second;
   }
+  const auto start = std::chrono::steady_clock::now();
   Connection& c = m_connections[key];
   c.a = std::min(src, dst);
   const uint32_t b = std::max(src, dst);
@@ -242,6 +244,7 @@ NetworkService::Get(uint32_t src, uint32_t dst)
     o->OnConnection(c.a, b);
   for (const QpPair& qp : TransportTypes().Get(m_transport.type).connect(m_net, m_transport, c.a, b))
     Add(c, qp.first, qp.second);
+  m_connectSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;
 }
 

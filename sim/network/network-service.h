@@ -77,6 +77,11 @@ public:
   /// bytes; those on the scale-up domains are ScaleUpFabric's.
   uint64_t FabricMessages() const { return m_fabricMessages; }
   uint64_t FabricBytes() const { return m_fabricBytes; }
+  /// \brief Connections made (a pair of GPUs, both directions, whatever its QPs), and the wall
+  /// time spent making them (the transport's connect and the observers'), for the run's
+  /// wall-clock figures.
+  std::size_t Connections() const { return m_connections.size(); }
+  double ConnectSeconds() const { return m_connectSeconds; }
 
   /// \brief Tells `fair` (which must outlive the service's messages) of every message posted
   /// from now on, with the QPs that carry its parts (sim/references/fair-reference.h).
@@ -148,6 +153,7 @@ private:
   ns3::FabricNetwork& m_net;
   const TransportSpec& m_transport;
   std::map<uint64_t, Connection> m_connections;
+  double m_connectSeconds = 0;
   std::deque<PendingQueue> m_queues; ///< stable addresses
   std::deque<Side> m_sides;          ///< stable addresses
   std::vector<ns3::Ptr<ns3::RdmaQueuePair>> m_qps;

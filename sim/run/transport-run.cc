@@ -427,6 +427,8 @@ RunTransport(const ScenarioSpec& spec,
                   { "ranks", FabricParallelSimulatorImpl::Get()->GetRanks() },
                   { "links_between_partitions", crossing },
                   { "seconds", seconds },
+                  { "connections", service.Connections() },
+                  { "connect_seconds", service.ConnectSeconds() },
                   { "events_per_second", seconds > 0 ? double(outcome.events) / seconds : 0 },
                   { "peak_rss_bytes", PeakRssBytes() } };
   workloads.clear();
