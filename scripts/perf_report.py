@@ -138,14 +138,19 @@ def per_connection(data, label):
     return {"us": seconds * 1e6 / count, "peak_bytes": data["peak_rss_bytes"] / count}
 
 
-# How a connection's cost grows: the connections benchmark with expert groups of 4 to 64 GPUs
-# (24,576 to 516,096 directed pairs on multiplane-8k), each transport, one run each.
+# How a connection's cost grows: the connections benchmark with groups of 4 to 64 GPUs
+# (24,576 to 516,096 directed pairs on multiplane-8k), and with groups of 16 on smaller fabrics,
+# each transport, one run each. A point: (fabric preset, group size).
+GROWTH_FABRIC = "multiplane-8k"
 GROWTH_GROUPS = (4, 8, 16, 32, 64)
+GROWTH_SMALLER_FABRICS = ("multiplane-64", "multiplane-512", "multiplane-1k")
+GROWTH_POINTS = [(GROWTH_FABRIC, g) for g in GROWTH_GROUPS] + [(f, 16) for f in GROWTH_SMALLER_FABRICS]
 GROWTH_TRANSPORTS = ("mrc", "rocev2")
 
 
-def growth_name(transport, group):
-    return "growth-%s-g%d" % (transport, group)
+def growth_name(transport, fabric, group):
+    suffix = "" if fabric == GROWTH_FABRIC else "-" + fabric.split("-", 1)[1]
+    return "growth-%s%s-g%d" % (transport, suffix, group)
 
 
 def growth_figures(label):
@@ -158,7 +163,7 @@ def growth_figures(label):
         "directed_pairs": ("summary.runs.%s.messages.count" % label, "{:.0f}"),
         "connections": (wc + "connections", "{:.0f}"),
         "transport_s": (wc + "seconds", "{:.1f} s"),
-        "connect_s": (wc + "connect_seconds", "{:.1f} s"),
+        "connect_s": (wc + "connect_seconds", "{:.2f} s"),
         "us_per_connection": ("growth.us_per_connection", "{:.0f} us"),
         "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
         "kib_per_connection": ("growth.peak_bytes_per_connection", "{:.1f} KiB", 1024),
@@ -172,9 +177,11 @@ def growth_derived(data, label):
     return {"us_per_connection": float(wc["connect_seconds"]) * 1e6 / n, "peak_bytes_per_connection": data["peak_rss_bytes"] / n}
 
 
-def growth_benchmark(transport, group):
+def growth_benchmark(transport, fabric, group):
     args = ["run", "scenarios/bench/connections.json", "--quiet", "--partitions", "1",
             "--set", "workloads.0.group_size=%d" % group]
+    if fabric != GROWTH_FABRIC:
+        args += ["--set", "topology.preset=" + fabric]
     if transport != "mrc":
         args += ["--set", 'transport=[{"type": "%s"}]' % transport]
     return {"args": args + ["--out", "{out}"], "source": "summary", "long": True, "growth": True, "runs": 1,
@@ -326,8 +333,8 @@ BENCHMARKS = {
     },
 }
 for _t in GROWTH_TRANSPORTS:
-    for _g in GROWTH_GROUPS:
-        BENCHMARKS[growth_name(_t, _g)] = growth_benchmark(_t, _g)
+    for _f, _g in GROWTH_POINTS:
+        BENCHMARKS[growth_name(_t, _f, _g)] = growth_benchmark(_t, _f, _g)
 
 # The README's results table, a row per run (`mrcsim run ARGS --quiet --out DIR`, once): the
 # row's text, the collective whose mean time and ideal it shows, whether it also shows the whole
@@ -694,17 +701,17 @@ def render_run_block(name, run_records):
 
 
 def growth_records(records):
-    """The growth sweep's records, by (transport, group)."""
+    """The growth sweep's records, by (transport, fabric, group)."""
     out = {}
     for t in GROWTH_TRANSPORTS:
-        for g in GROWTH_GROUPS:
-            name = growth_name(t, g)
+        for f, g in GROWTH_POINTS:
+            name = growth_name(t, f, g)
             path = os.path.join(records, name + ".json")
             rec = load(path, BENCHMARKS[name], name)
             missing = check_keys(path, rec, PERF_KEYS)
             if missing:
                 raise RecordError("%s: no key '%s'" % (shown_path(path), missing[0]))
-            out[t, g] = rec
+            out[t, f, g] = rec
     return out
 
 
@@ -713,18 +720,21 @@ def render_growth(records):
     recs = growth_records(records)
     keys = ["directed_pairs", "connections", "connect_s", "us_per_connection", "kib_per_connection", "peak_rss_mib",
             "events_per_s"]
-    lines = ["| transport | group | " + " | ".join(k.replace("_", " ") for k in keys) + " |",
-             "|---|---|" + "---|" * len(keys)]
-    for (t, g), rec in recs.items():
-        name = growth_name(t, g)
-        lines.append("| %s | %d | %s |" % (t, g, " | ".join(shown(name, k, rec["figures"][k]["median"]) for k in keys)))
+    lines = ["| transport | fabric | group | " + " | ".join(k.replace("_", " ") for k in keys) + " |",
+             "|---|---|---|" + "---|" * len(keys)]
+    for (t, f, g), rec in recs.items():
+        name = growth_name(t, f, g)
+        lines.append("| %s | %s | %d | %s |" % (
+            t, f, g, " | ".join(shown(name, k, rec["figures"][k]["median"]) for k in keys)))
     first = next(iter(recs.values()))
     m = first["machine"]
+    dates = sorted({r["date"] for r in recs.values()})
+    commits = sorted({r["commit"][:10] + (" with local changes" if r["changed"] else "") for r in recs.values()})
     lines.append("")
-    lines.append("Recorded %s at %s%s on %d cores, %s GiB (%s), one run each: `%s` with each group size%s." % (
-        first["date"], first["commit"][:10], " with local changes" if first["changed"] else "", m["cores"],
+    lines.append("Recorded %s at %s on %d cores, %s GiB (%s), one run each: `%s` with each group size%s." % (
+        dates[0] if len(dates) == 1 else "%s to %s" % (dates[0], dates[-1]), " and ".join(commits), m["cores"],
         m["memory_gib"], m["cpu"], first["command"].replace(" --set workloads.0.group_size=%d" % GROWTH_GROUPS[0], ""),
-        " (RoCEv2: `--set 'transport=[{\"type\": \"rocev2\"}]'`)"))
+        ", `--set topology.preset=NAME` for the smaller fabrics (RoCEv2: `--set 'transport=[{\"type\": \"rocev2\"}]'`)"))
     return "\n".join(lines)
 
 
@@ -737,13 +747,13 @@ def plot_growth(records, path):
     recs = growth_records(records)
     fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.6))
     for t in GROWTH_TRANSPORTS:
-        n = [recs[t, g]["figures"]["connections"]["median"] for g in GROWTH_GROUPS]
-        a.plot(n, [recs[t, g]["figures"]["us_per_connection"]["median"] for g in GROWTH_GROUPS], "o-", label=t)
-        b.plot(n, [recs[t, g]["figures"]["kib_per_connection"]["median"] / 1024 for g in GROWTH_GROUPS], "o-",
-               label=t)
+        points = [recs[t, GROWTH_FABRIC, g]["figures"] for g in GROWTH_GROUPS]
+        n = [p["connections"]["median"] for p in points]
+        a.plot(n, [p["us_per_connection"]["median"] for p in points], "o-", label=t)
+        b.plot(n, [p["kib_per_connection"]["median"] / 1024 for p in points], "o-", label=t)
     for ax, what in ((a, "set-up time per connection (us)"), (b, "peak memory per connection (KiB)")):
         ax.set_xscale("log")
-        ax.set_xlabel("connections (multiplane-8k, groups of %d to %d)" % (GROWTH_GROUPS[0], GROWTH_GROUPS[-1]))
+        ax.set_xlabel("connections (%s, groups of %d to %d)" % (GROWTH_FABRIC, GROWTH_GROUPS[0], GROWTH_GROUPS[-1]))
         ax.set_ylabel(what)
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
@@ -861,8 +871,8 @@ def main():
     r.add_argument("--long", action="store_true", help="only the long runs (each takes minutes to an hour)")
     r.add_argument("--readme", action="store_true", help="only the README results table's runs")
     r.add_argument("--growth", action="store_true",
-                   help="only the growth sweep (connections benchmark, groups of %s; minutes)"
-                   % ", ".join(map(str, GROWTH_GROUPS)))
+                   help="only the growth sweep (connections benchmark, groups of %s on %s, groups of 16 on %s; "
+                   "minutes)" % (", ".join(map(str, GROWTH_GROUPS)), GROWTH_FABRIC, ", ".join(GROWTH_SMALLER_FABRICS)))
     r.add_argument("--mrcsim", default=os.path.join(ROOT, "build", "bin", "mrcsim"))
     d = sub.add_parser("render", help="rewrite the marked blocks of the documents from the records")
     d.add_argument("--check", action="store_true", help="write nothing; fail if a block is not what the records give")
