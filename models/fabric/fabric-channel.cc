@@ -62,9 +62,9 @@ public:
   FabricChannel* m_channel;
   uint8_t m_dir;
 
-  /// Entries ListArrivalLines sets for each frame; the last three name where the frame goes next: the
-  /// egress port of the switch it reaches, or the arrival lines of the host it reaches
-  /// (FabricPacketHandler::GetArrivalLines), set once when the event is made.
+  /// Entries ListArrivalLines sets for each frame; the last three name where the frame goes
+  /// next: the egress port of the switch it reaches, or the arrival lines of the host it
+  /// reaches (FabricPacketHandler::GetArrivalLines), set once when the event is made.
   static constexpr std::size_t kPerFrame = 9;
 };
 
@@ -324,7 +324,7 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
   }
 }
 
-bool
+void
 FabricChannel::DeferCatchUp(uint8_t dir)
 {
   // No arrival here catches the sender up, but a catch-up before the window's end is just as
@@ -340,7 +340,6 @@ FabricChannel::DeferCatchUp(uint8_t dir)
     // and no event, as when the partition asks itself.
     FabricParallelSimulatorImpl::DeferToWindowEndOf(m_dirs[1 - dir].context, &FabricChannel::CatchUpSender, this, dir);
   }
-  return true;
 }
 
 void

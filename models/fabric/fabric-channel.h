@@ -93,13 +93,19 @@ public:
   /// random-loss draw is made too, and the sender wakes itself instead of being caught up by
   /// its frames' arrivals.
   void SetHandover(bool handover);
-  /// \brief Whether SetHandover(true) holds: only in a run of several partitions.
-  bool CrossesPartitions() const { return m_handover != nullptr; }
   /// \brief For the lazy start of a port whose frames do not arrive on this side (the link
   /// crosses partitions, SetHandover): arranges one catch-up of `from`
   /// (FabricPort::CatchUpBacklog) at the end of the current window, if none is pending, and
   /// returns true. Returns false on any other link: there the port wakes itself.
-  bool CatchUpLater(const FabricPort* from) { return m_handover && DeferCatchUp(Dir(from)); }
+  bool CatchUpLater(const FabricPort* from)
+  {
+    if (!m_handover)
+    {
+      return false;
+    }
+    DeferCatchUp(Dir(from));
+    return true;
+  }
   /// \brief The smaller of the two directions' delays from the end of a frame's transmission to
   /// its handling (the lookahead this link allows a parallel run).
   Time GetMinArrivalDelay() const { return std::min(m_dirs[0].arrivalDelay, m_dirs[1].arrivalDelay); }
@@ -130,8 +136,8 @@ private:
   static void HandOver(void* channel, uint32_t dir);
   /// \brief At a window's end: the catch-up CatchUpLater arranged for direction `dir`'s sender.
   static void CatchUpSender(void* channel, uint32_t dir);
-  /// \brief CatchUpLater's part on a link that crosses partitions; returns true.
-  bool DeferCatchUp(uint8_t dir);
+  /// \brief CatchUpLater's part on a link that crosses partitions.
+  void DeferCatchUp(uint8_t dir);
   /// \brief A frame direction `dir` of a link sends to another rank: an AcrossHeader and the frame
   /// as its bytes (ToPacket, serialised with its tags), through the engine's BarrierMessage.
   void SendAcross(uint8_t dir, const FabricFrame& frame, Time arrival);

@@ -36,11 +36,18 @@ constexpr double kMinRateFactor = 1e-6;
 
 // ---- readers (scenario files) -------------------------------------------------------------------
 
+/// The failure's "link": a selector of one of the fabric's links.
+LinkSelector
+ReadLink(JsonReader& r, const Fabric& fabric)
+{
+  return detail::ParseLinkSelector(r.Raw("link"), r.Origin(), r.Path() + "/link", fabric);
+}
+
 void
 ParseLink(JsonReader& r, FailureSpec& f, const Fabric& fabric)
 {
   auto p = std::make_shared<LinkParams>();
-  p->link = detail::ParseLinkSelector(r.Raw("link"), r.Origin(), r.Path() + "/link", fabric);
+  p->link = ReadLink(r, fabric);
   f.params = p;
 }
 
@@ -48,7 +55,7 @@ void
 ParseLinkFlap(JsonReader& r, FailureSpec& f, const Fabric& fabric)
 {
   auto p = std::make_shared<LinkFlapParams>();
-  p->link = detail::ParseLinkSelector(r.Raw("link"), r.Origin(), r.Path() + "/link", fabric);
+  p->link = ReadLink(r, fabric);
   p->periodUs = detail::PositiveTimeUs(r, "period_us");
   p->count = static_cast<uint32_t>(r.Int("count", 1, kMaxFlaps));
   // Every flap is an event of the run: the last must be a time the simulator's clock holds.
@@ -104,7 +111,7 @@ void
 ParseGray(JsonReader& r, FailureSpec& f, const Fabric& fabric)
 {
   auto p = std::make_shared<GrayParams>();
-  p->link = detail::ParseLinkSelector(r.Raw("link"), r.Origin(), r.Path() + "/link", fabric);
+  p->link = ReadLink(r, fabric);
   if (!r.Has("loss_rate") && !r.Has("rate_factor"))
   {
     throw SpecError(r.Origin() + ": at " + r.Path() +

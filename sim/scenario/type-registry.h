@@ -54,17 +54,7 @@ template<typename Params>
 Params&
 EditParams(std::shared_ptr<const TypeParams>& params)
 {
-  std::shared_ptr<Params> own;
-  if (params)
-  {
-    const auto* p = dynamic_cast<const Params*>(params.get());
-    NS_ABORT_MSG_IF(!p, "EditParams: the spec carries settings of another type (TypeParams)");
-    own = std::make_shared<Params>(*p);
-  }
-  else
-  {
-    own = std::make_shared<Params>();
-  }
+  auto own = std::make_shared<Params>(ParamsOf<Params>(params, "built by code"));
   params = own;
   return *own;
 }
