@@ -40,6 +40,11 @@ public:
   /// (its GPU and QP number): a selector that draws random numbers seeds its own stream from it
   /// and the run's seed, so that QPs draw independent sequences and a rerun draws the same ones.
   virtual void SetStream(uint64_t stream) {}
+  /// \brief A new selector configured as this one, which was never used: what a QP copied from
+  /// a prototype (MrcQueuePair::CreatePrototype) uses instead of building one attribute by
+  /// attribute. Null (the default) where the type has no copy: such a QP builds its selector
+  /// from the EvSelector type, as any other QP does.
+  virtual Ptr<EvSelector> Copy() const { return nullptr; }
 
   /// \brief What turns an EV's state, set by the QP's EV table: every change goes through it, so
   /// that the EvState trace and the run's ev_transitions see each one.

@@ -56,6 +56,11 @@ public:
   /// \brief A data packet of `bytes` (on the wire) left at `now`; called only if Paces(). A
   /// pacing controller typically sets the next NotBefore here.
   virtual void OnSent(uint32_t bytes, Time now) {}
+  /// \brief A new controller configured as this one, which Init was not called on: what a QP
+  /// copied from a prototype (MrcQueuePair::CreatePrototype) uses instead of building one
+  /// attribute by attribute. Null (the default) where the type has no copy: such a QP builds
+  /// its controller from the CongestionControl type, as any other QP does.
+  virtual Ptr<MrcCongestionControl> Copy() const { return nullptr; }
 
 protected:
   /// \brief Declares that this controller paces (in its constructor or Init).

@@ -9,7 +9,6 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
-#include "ns3/object-factory.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -21,12 +20,9 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MrcEvTable");
 
 void
-MrcEvTable::CreateSelector(TypeId type, uint64_t stream)
+MrcEvTable::SetSelector(Ptr<EvSelector> selector, uint64_t stream)
 {
-  ObjectFactory selector;
-  selector.SetTypeId(type);
-  m_selector = selector.Create<EvSelector>();
-  NS_ABORT_MSG_IF(!m_selector, "MrcQueuePair: EvSelector \"" << type.GetName() << "\" is not an ns3::EvSelector");
+  m_selector = selector;
   m_selector->SetStream(stream);
   m_selector->SetStateSetter([](void* table, uint16_t id, EvState state)
                              { static_cast<MrcEvTable*>(table)->SetState(id, state); },

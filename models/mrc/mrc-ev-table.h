@@ -39,9 +39,9 @@ public:
   MrcEvTable(const MrcEvTable&) = delete;
   MrcEvTable& operator=(const MrcEvTable&) = delete;
 
-  /// \brief Creates the EV selector of type `type` (aborts if it is not an ns3::EvSelector) and
-  /// gives it the QP's stable `stream` id (EvSelector::SetStream).
-  void CreateSelector(TypeId type, uint64_t stream);
+  /// \brief Takes `selector` as the table's EV selector and gives it the QP's stable `stream`
+  /// id (EvSelector::SetStream).
+  void SetSelector(Ptr<EvSelector> selector, uint64_t stream);
   /// \brief Builds the table at the QP's first message: per NIC port `perPlane` active EVs and
   /// `backups` backups, on SRv6 paths (`srv6`) or as UDP entropy only. All ports up.
   void SetUp(uint32_t perPlane, uint32_t backups, bool srv6);

@@ -18,6 +18,7 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/object-factory.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -187,6 +188,76 @@ MrcQueuePair::MrcQueuePair()
   m_hotLineMask = 0b111101;
 }
 
+MrcQueuePair::MrcQueuePair(const MrcQueuePair& prototype)
+  : RdmaQueuePair(prototype),
+    m_evCount(prototype.m_evCount),
+    m_backupsPerPlane(prototype.m_backupsPerPlane),
+    m_mode(prototype.m_mode),
+    m_sackEvery(prototype.m_sackEvery),
+    m_sackDelay(prototype.m_sackDelay),
+    m_rtoBase(prototype.m_rtoBase),
+    m_retryLimit(prototype.m_retryLimit),
+    m_reorderWindow(prototype.m_reorderWindow),
+    m_lossProbeRtts(prototype.m_lossProbeRtts),
+    m_probeInterval(prototype.m_probeInterval),
+    m_probeIntervalMax(prototype.m_probeIntervalMax),
+    m_noPathTimeout(prototype.m_noPathTimeout),
+    m_portStatusDelay(prototype.m_portStatusDelay),
+    m_trimmedDscp(prototype.m_trimmedDscp),
+    m_sendTimeBits(prototype.m_sendTimeBits),
+    m_selectorType(prototype.m_selectorType),
+    m_healthScope(prototype.m_healthScope),
+    m_ccType(prototype.m_ccType),
+    m_ccPrototype(prototype.m_ccPrototype),
+    m_selectorPrototype(prototype.m_selectorPrototype)
+{
+}
+
+Ptr<MrcQueuePair>
+MrcQueuePair::CreatePrototype()
+{
+  Ptr<MrcQueuePair> p = CreateObject<MrcQueuePair>();
+  p->m_isPrototype = true;
+  p->m_ccPrototype = p->NewCongestionControl();
+  p->m_selectorPrototype = p->NewSelector();
+  return p;
+}
+
+Ptr<MrcQueuePair>
+MrcQueuePair::Copy() const
+{
+  NS_ABORT_MSG_UNLESS(m_isPrototype, "MrcQueuePair::Copy: only a prototype (CreatePrototype) is copied");
+  return Ptr<MrcQueuePair>(new MrcQueuePair(*this), false);
+}
+
+Ptr<MrcCongestionControl>
+MrcQueuePair::NewCongestionControl() const
+{
+  Ptr<MrcCongestionControl> cc = m_ccPrototype ? m_ccPrototype->Copy() : nullptr;
+  if (!cc)
+  {
+    ObjectFactory factory;
+    factory.SetTypeId(m_ccType);
+    cc = factory.Create<MrcCongestionControl>();
+    NS_ABORT_MSG_IF(!cc, "MrcQueuePair: CongestionControl \"" << m_ccType.GetName() << "\" is not an ns3::MrcCongestionControl");
+  }
+  return cc;
+}
+
+Ptr<EvSelector>
+MrcQueuePair::NewSelector() const
+{
+  Ptr<EvSelector> selector = m_selectorPrototype ? m_selectorPrototype->Copy() : nullptr;
+  if (!selector)
+  {
+    ObjectFactory factory;
+    factory.SetTypeId(m_selectorType);
+    selector = factory.Create<EvSelector>();
+    NS_ABORT_MSG_IF(!selector, "MrcQueuePair: EvSelector \"" << m_selectorType.GetName() << "\" is not an ns3::EvSelector");
+  }
+  return selector;
+}
+
 void
 MrcQueuePair::DoDispose()
 {
@@ -196,6 +267,8 @@ MrcQueuePair::DoDispose()
   m_sender.Dispose();
   m_health = nullptr;
   m_peer = nullptr;
+  m_ccPrototype = nullptr;
+  m_selectorPrototype = nullptr;
   RdmaQueuePair::DoDispose();
 }
 
@@ -204,8 +277,8 @@ MrcQueuePair::SetUp()
 {
   NS_LOG_FUNCTION(this << m_qpn);
   m_setUp = true;
-  m_evTable.CreateSelector(m_selectorType, (uint64_t(m_nic->GetGpu()) << 32) | m_qpn);
-  m_sender.CreateCongestionControl(m_ccType);
+  m_evTable.SetSelector(NewSelector(), (uint64_t(m_nic->GetGpu()) << 32) | m_qpn);
+  m_sender.SetCongestionControl(NewCongestionControl());
 
   const uint16_t ports = m_nic->NumPorts();
   const mrcsim::FabricRouting* routing = m_nic->GetRouting();

@@ -15,7 +15,6 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
-#include "ns3/object-factory.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -25,16 +24,6 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("MrcSender");
-
-void
-MrcSender::CreateCongestionControl(TypeId type)
-{
-  ObjectFactory cc;
-  cc.SetTypeId(type);
-  m_cc = cc.Create<MrcCongestionControl>();
-  NS_ABORT_MSG_IF(!m_cc,
-                  "MrcQueuePair: CongestionControl \"" << type.GetName() << "\" is not an ns3::MrcCongestionControl");
-}
 
 uint32_t
 MrcSender::PacketBytes(const Message& m, uint64_t seq) const

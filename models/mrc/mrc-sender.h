@@ -59,8 +59,8 @@ public:
   MrcSender(const MrcSender&) = delete;
   MrcSender& operator=(const MrcSender&) = delete;
 
-  /// \brief Creates the window controller of type `type` (aborts if it is not one).
-  void CreateCongestionControl(TypeId type);
+  /// \brief Takes `cc` as the window controller.
+  void SetCongestionControl(Ptr<MrcCongestionControl> cc) { m_cc = cc; }
   /// \brief Sizes the per-port state for a NIC of `ports` ports.
   void SetUpPorts(uint16_t ports) { m_portInflight.assign(ports, 0); }
   void SetBaseRtt(Time baseRtt) { m_baseRtt = baseRtt; }

@@ -72,6 +72,13 @@ NsccCongestionControl::GetTypeId()
 
 NsccCongestionControl::NsccCongestionControl() = default;
 
+Ptr<MrcCongestionControl>
+NsccCongestionControl::Copy() const
+{
+  NS_ABORT_MSG_IF(m_bdp != 0, "NsccCongestionControl::Copy: only a controller not yet initialised is copied");
+  return CopyObject<NsccCongestionControl>(Ptr<const NsccCongestionControl>(this));
+}
+
 void
 NsccCongestionControl::Init(const MrcCcPath& path)
 {

@@ -37,6 +37,7 @@ public:
   void OnAck(uint64_t bytes, Time rtt, bool ecn) override;
   void OnTrim() override;
   void OnLoss() override;
+  Ptr<MrcCongestionControl> Copy() const override;
 
   uint64_t GetBdp() const { return m_bdp; }
 

@@ -19,6 +19,7 @@ public:
   static TypeId GetTypeId();
   PenaltyEvSelector();
   int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override;
+  Ptr<EvSelector> Copy() const override { return CopyObject<PenaltyEvSelector>(Ptr<const PenaltyEvSelector>(this)); }
   void OnFeedback(uint16_t id, EvFeedback feedback) override;
 
 private:

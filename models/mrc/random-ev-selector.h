@@ -17,6 +17,7 @@ public:
   static TypeId GetTypeId();
   RandomEvSelector();
   int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override;
+  Ptr<EvSelector> Copy() const override { return CopyObject<RandomEvSelector>(Ptr<const RandomEvSelector>(this)); }
   void SetStream(uint64_t stream) override;
 
 private:

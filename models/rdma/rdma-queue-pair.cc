@@ -1,5 +1,6 @@
 #include "models/rdma/rdma-queue-pair.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 
 #include "models/rdma/rdma-nic.h"
@@ -35,6 +36,13 @@ RdmaQueuePair::GetTypeId()
 
 RdmaQueuePair::RdmaQueuePair() = default;
 
+RdmaQueuePair::RdmaQueuePair(const RdmaQueuePair& prototype)
+  : Object(prototype),
+    m_hotLineMask(prototype.m_hotLineMask)
+{
+  NS_ABORT_MSG_IF(prototype.m_nic, "RdmaQueuePair: only a QP bound to no NIC is copied");
+}
+
 void
 RdmaQueuePair::DoDispose()
 {
@@ -45,6 +53,7 @@ RdmaQueuePair::DoDispose()
 void
 RdmaQueuePair::Bind(RdmaNic* nic, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn)
 {
+  NS_ABORT_MSG_IF(m_isPrototype, "RdmaQueuePair: a prototype is copied, never connected");
   m_nic = nic;
   m_qpn = qpn;
   m_remoteGpu = remoteGpu;

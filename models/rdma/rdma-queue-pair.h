@@ -85,6 +85,11 @@ public:
   typedef void (*ErrorTracedCallback)(uint32_t qpn, const std::string& cause);
 
 protected:
+  /// \brief Copies what configures an unconnected QP (a transport's prototype, which a run's
+  /// QPs are copied from instead of being built attribute by attribute): none of its binding,
+  /// state or trace connections. Aborts if `prototype` is bound to a NIC.
+  RdmaQueuePair(const RdmaQueuePair& prototype);
+  RdmaQueuePair& operator=(const RdmaQueuePair&) = delete;
   /// \brief Addressing of a control packet (ACK, SACK, NACK, CNP, probe) to the peer QP in
   /// `plane`: the fabric's control class, never ECN-capable.
   FabricPacketSpec ControlSpec(uint8_t opcode, int plane, uint16_t entropy) const;
@@ -109,6 +114,7 @@ protected:
   uint32_t m_remoteQpn = 0;
   bool m_error = false;
   uint8_t m_hotLineMask = 1; ///< see HotLineMask (1 to 63)
+  bool m_isPrototype = false; ///< copied from, never bound (a transport's CreatePrototype)
 
   /// (qpn, message id, bytes, time posted): every byte acknowledged (sender side).
   TracedCallback<uint32_t, uint64_t, uint64_t, Time> m_sendComplete;

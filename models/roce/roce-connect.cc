@@ -25,4 +25,16 @@ ConnectRoce(FabricNetwork& net, uint32_t a, uint32_t b, uint16_t port, uint16_t 
   return { x, y };
 }
 
+std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>>
+ConnectRoce(FabricNetwork& net, uint32_t a, uint32_t b, uint16_t port, uint16_t entropy, const RoceQueuePair& prototype)
+{
+  NS_LOG_FUNCTION(a << b << port << entropy);
+  GetOrCreateNic(net, a);
+  GetOrCreateNic(net, b);
+  Ptr<RoceQueuePair> x = prototype.Copy(port, entropy);
+  Ptr<RoceQueuePair> y = prototype.Copy(port, entropy);
+  ConnectQueuePairs(net, a, b, x, y);
+  return { x, y };
+}
+
 } // namespace ns3

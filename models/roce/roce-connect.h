@@ -18,6 +18,14 @@ std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>> ConnectRoce(FabricNetwork& net
                                                               uint32_t b,
                                                               uint16_t port,
                                                               uint16_t entropy);
+/// \brief As above, the QPs copied from `prototype` (RoceQueuePair::CreatePrototype): what a run
+/// that makes many connections uses.
+std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>> ConnectRoce(FabricNetwork& net,
+                                                              uint32_t a,
+                                                              uint32_t b,
+                                                              uint16_t port,
+                                                              uint16_t entropy,
+                                                              const RoceQueuePair& prototype);
 
 } // namespace ns3
 

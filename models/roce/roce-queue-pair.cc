@@ -97,9 +97,49 @@ RoceQueuePair::RoceQueuePair()
   m_hotLineMask = 0b111101; // the base class's first line and the requester's state after it
 }
 
+RoceQueuePair::RoceQueuePair(const RoceQueuePair& prototype)
+  : RdmaQueuePair(prototype),
+    m_port(prototype.m_port),
+    m_entropy(prototype.m_entropy),
+    m_ackInterval(prototype.m_ackInterval),
+    m_ackDelay(prototype.m_ackDelay),
+    m_rtoBase(prototype.m_rtoBase),
+    m_retryLimit(prototype.m_retryLimit),
+    m_cnpInterval(prototype.m_cnpInterval),
+    m_dcqcnEnabled(prototype.m_dcqcnEnabled),
+    m_dcqcnPrototype(prototype.m_dcqcnPrototype)
+{
+}
+
+Ptr<RoceQueuePair>
+RoceQueuePair::CreatePrototype()
+{
+  Ptr<RoceQueuePair> p = CreateObject<RoceQueuePair>();
+  p->m_isPrototype = true;
+  p->m_dcqcnPrototype = CreateObject<DcqcnRateControl>();
+  return p;
+}
+
+Ptr<RoceQueuePair>
+RoceQueuePair::Copy(uint16_t port, uint16_t entropy) const
+{
+  NS_ABORT_MSG_UNLESS(m_isPrototype, "RoceQueuePair::Copy: only a prototype (CreatePrototype) is copied");
+  Ptr<RoceQueuePair> qp(new RoceQueuePair(*this), false);
+  qp->m_port = port;
+  qp->m_entropy = entropy;
+  return qp;
+}
+
+Ptr<DcqcnRateControl>
+RoceQueuePair::NewRateControl() const
+{
+  return m_dcqcnPrototype ? CopyObject<DcqcnRateControl>(m_dcqcnPrototype) : CreateObject<DcqcnRateControl>();
+}
+
 void
 RoceQueuePair::DoDispose()
 {
+  m_dcqcnPrototype = nullptr;
   m_requester.Dispose();
   m_responder.Dispose();
   RdmaQueuePair::DoDispose();

@@ -32,6 +32,14 @@ class RoceQueuePair : public RdmaQueuePair
 public:
   static TypeId GetTypeId();
   RoceQueuePair();
+  /// \brief A QP that a run's QPs are copied from (Copy), with the attribute values as they are
+  /// now, and its DCQCN rate control's prototype (see MrcQueuePair::CreatePrototype: a copy
+  /// reads no attribute by name).
+  static Ptr<RoceQueuePair> CreatePrototype();
+  /// \brief A new QP configured as this prototype (CreatePrototype; aborts on any other QP), on
+  /// NIC port `port` with UDP source port `entropy` (the Port and Entropy attributes); its DCQCN
+  /// rate control, made at its first message, is a copy of the prototype's.
+  Ptr<RoceQueuePair> Copy(uint16_t port, uint16_t entropy) const;
 
   uint64_t PostWrite(uint64_t bytes) override;
   FramePtr NextPacket(uint16_t port, Time* retryAt) override;
@@ -85,6 +93,12 @@ private:
   void FailQp(const std::string& cause) { Fail(cause); }
   void TraceStall(Time lost) { m_stallTrace(m_qpn, lost); }
   void TraceRewind(uint32_t fromPsn, uint64_t packets, bool timeout) { m_rewindTrace(m_qpn, fromPsn, packets, timeout); }
+  /// \brief A new DCQCN rate control: the prototype's copy, or built from its attributes.
+  Ptr<DcqcnRateControl> NewRateControl() const;
+
+  /// \brief Copies the configuration of `prototype` (CreatePrototype), none of its state.
+  RoceQueuePair(const RoceQueuePair& prototype);
+  RoceQueuePair& operator=(const RoceQueuePair&) = delete;
 
   // Layout: the configuration NextPacket reads (port, entropy) and the requester's state come
   // right after the base class, in the lines the constructor's HotLineMask names (the base
@@ -104,6 +118,7 @@ private:
 
   TracedCallback<uint32_t, Time> m_stallTrace;
   TracedCallback<uint32_t, uint32_t, uint64_t, bool> m_rewindTrace;
+  Ptr<const DcqcnRateControl> m_dcqcnPrototype; ///< what NewRateControl copies (CreatePrototype)
 };
 
 } // namespace ns3

@@ -52,7 +52,7 @@ RoceRequester::PostWrite(uint64_t bytes)
   RdmaNic& nic = m_qp.Nic();
   if (m_qp.DcqcnEnabled() && !m_dcqcn)
   {
-    m_dcqcn = CreateObject<DcqcnRateControl>();
+    m_dcqcn = m_qp.NewRateControl();
     m_dcqcn->Start(nic.GetHost()->GetPort(m_qp.GetPort())->GetDataRate());
   }
   const uint64_t mtu = nic.Mtu();

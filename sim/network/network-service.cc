@@ -242,7 +242,9 @@ NetworkService::Get(uint32_t src, uint32_t dst)
   const uint32_t b = std::max(src, dst);
   for (ConnectionObserver* o : m_observers)
     o->OnConnection(c.a, b);
-  for (const QpPair& qp : TransportTypes().Get(m_transport.type).connect(m_net, m_transport, c.a, b))
+  if (!m_connect)
+    m_connect = TransportTypes().Get(m_transport.type).connector(m_net, m_transport);
+  for (const QpPair& qp : m_connect(c.a, b))
     Add(c, qp.first, qp.second);
   m_connectSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;

@@ -7,6 +7,7 @@
 #define MRCSIM_SIM_NETWORK_NETWORK_SERVICE_H
 
 #include "sim/network/scale-up-fabric.h"
+#include "sim/network/transport-types.h"
 #include "sim/references/fair-reference.h"
 #include "sim/scenario/scenario-spec.h"
 #include "sim/workloads/workload.h"
@@ -152,6 +153,7 @@ private:
 
   ns3::FabricNetwork& m_net;
   const TransportSpec& m_transport;
+  Connector m_connect; ///< the transport's, made at the first connection (TransportType::connector)
   std::map<uint64_t, Connection> m_connections;
   double m_connectSeconds = 0;
   std::deque<PendingQueue> m_queues; ///< stable addresses

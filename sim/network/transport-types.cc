@@ -78,12 +78,15 @@ ConfigureMrcFabric(const FabricPolicyContext& c)
   threshold(net.GetLastHopPortConfig(), "TrimThreshold", 1.5);
 }
 
-/// One QP pair over every plane.
-std::vector<QpPair>
-ConnectMrcPair(ns3::FabricNetwork& net, const TransportSpec&, uint32_t a, uint32_t b)
+/// One QP pair over every plane, copied from the run's prototype.
+Connector
+MrcConnector(ns3::FabricNetwork& net, const TransportSpec&)
 {
-  auto qp = ns3::ConnectMrc(net, a, b);
-  return { QpPair(qp.first, qp.second) };
+  return [&net, prototype = ns3::MrcQueuePair::CreatePrototype()](uint32_t a, uint32_t b)
+  {
+    auto qp = ns3::ConnectMrc(net, a, b, *prototype);
+    return std::vector<QpPair>{ QpPair(qp.first, qp.second) };
+  };
 }
 
 // ---- RoCEv2 -------------------------------------------------------------------------------------
@@ -121,7 +124,7 @@ ConfigureRoceFabric(const FabricPolicyContext& c)
 /// hashed plane per QP, as ECMP hashes a path, so that a fabric's connections use every plane
 /// (starting every pair at port 0 would put all single-QP connections on plane 0).
 std::vector<QpPair>
-ConnectRocePairs(ns3::FabricNetwork& net, const TransportSpec& t, uint32_t a, uint32_t b)
+ConnectRocePairs(ns3::FabricNetwork& net, const TransportSpec& t, const ns3::RoceQueuePair& prototype, uint32_t a, uint32_t b)
 {
   std::vector<QpPair> pairs;
   const uint16_t ports = net.GetHost(a)->NumPorts();
@@ -131,10 +134,18 @@ ConnectRocePairs(ns3::FabricNetwork& net, const TransportSpec& t, uint32_t a, ui
   {
     uint64_t h = (uint64_t(a) << 32) ^ (uint64_t(b) << 8) ^ q;
     const uint16_t entropy = ns3::EvEntropy::Encode(static_cast<uint16_t>(ns3::SplitMix64(h) & ns3::EvEntropy::kEvMask));
-    auto qp = ns3::ConnectRoce(net, a, b, static_cast<uint16_t>((first + q) % ports), entropy);
+    auto qp = ns3::ConnectRoce(net, a, b, static_cast<uint16_t>((first + q) % ports), entropy, prototype);
     pairs.emplace_back(qp.first, qp.second);
   }
   return pairs;
+}
+
+/// ConnectRocePairs with the QPs copied from the run's prototype.
+Connector
+RoceConnector(ns3::FabricNetwork& net, const TransportSpec& t)
+{
+  return [&net, &t, prototype = ns3::RoceQueuePair::CreatePrototype()](uint32_t a, uint32_t b)
+  { return ConnectRocePairs(net, t, *prototype, a, b); };
 }
 
 TypeRegistry<TransportType>
@@ -148,11 +159,11 @@ BuildRegistry()
       { { "mrc", "MRC: multipath over every plane, packet trimming, no PFC", {} },
         &ParseMrc,
         &ConfigureMrcFabric,
-        &ConnectMrcPair },
+        &MrcConnector },
       { { "rocev2", "RoCEv2: go-back-N over one path per QP, PFC", { { "qps_per_connection" } } },
         &ParseRoce,
         &ConfigureRoceFabric,
-        &ConnectRocePairs },
+        &RoceConnector },
     });
 }
 
@@ -174,8 +185,8 @@ TransportTypes()
 void
 RegisterTransportType(TransportType type)
 {
-  NS_ABORT_MSG_IF(!type.parse || !type.configureFabric || !type.connect,
-                  "transport '" << type.name << "' needs parse, configureFabric and connect");
+  NS_ABORT_MSG_IF(!type.parse || !type.configureFabric || !type.connector,
+                  "transport '" << type.name << "' needs parse, configureFabric and connector");
   Registry().Add(std::move(type));
 }
 

@@ -13,6 +13,7 @@
 #include "models/rdma/rdma-queue-pair.h"
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
@@ -23,6 +24,10 @@ namespace mrcsim
 
 /// \brief The two QPs of one connection: the lower GPU's first.
 using QpPair = std::pair<ns3::Ptr<ns3::RdmaQueuePair>, ns3::Ptr<ns3::RdmaQueuePair>>;
+
+/// \brief Connects GPUs a < b: the QP pairs carrying their messages (several: a message is split
+/// evenly over them).
+using Connector = std::function<std::vector<QpPair>(uint32_t a, uint32_t b)>;
 
 /// \brief What a transport's fabric policy is set on.
 struct FabricPolicyContext
@@ -41,9 +46,10 @@ struct TransportType : TypeKeys
   void (*parse)(JsonReader& r, TransportSpec& t) = nullptr;
   /// \brief Sets the fabric's port policy for this transport (before any QP exists).
   void (*configureFabric)(const FabricPolicyContext& fabric) = nullptr;
-  /// \brief Connects GPUs a < b: the QP pairs carrying their messages (several: a message is
-  /// split evenly over them).
-  std::vector<QpPair> (*connect)(ns3::FabricNetwork& net, const TransportSpec& t, uint32_t a, uint32_t b) = nullptr;
+  /// \brief What connects a run's GPUs (Connector), made once per run when its first connection
+  /// is asked for, after the run's attribute defaults are set: it may build there what every
+  /// connection copies (a QP prototype, MrcQueuePair::CreatePrototype).
+  Connector (*connector)(ns3::FabricNetwork& net, const TransportSpec& t) = nullptr;
 };
 
 /// \brief The transports, in the order messages list them.
@@ -51,7 +57,7 @@ const TypeRegistry<TransportType>& TransportTypes();
 
 /// \brief Adds a transport defined outside the library (docs/EXTENDING.md, "A transport"): from
 /// then on scenarios may name it and runs connect GPUs with it. Call before reading scenarios.
-/// Aborts if the name is taken or `parse`, `configureFabric` or `connect` is missing.
+/// Aborts if the name is taken or `parse`, `configureFabric` or `connector` is missing.
 void RegisterTransportType(TransportType type);
 
 } // namespace mrcsim

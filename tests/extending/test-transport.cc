@@ -165,19 +165,22 @@ ConfigureUcFabric(const mrcsim::FabricPolicyContext& c)
   }
 }
 
-std::vector<mrcsim::QpPair>
-ConnectUc(FabricNetwork& net, const mrcsim::TransportSpec& t, uint32_t a, uint32_t b)
+mrcsim::Connector
+UcConnector(FabricNetwork& net, const mrcsim::TransportSpec& t)
 {
   const UcParams& p = mrcsim::ParamsOf<UcParams>(t.params, t.type);
-  GetOrCreateNic(net, a);
-  GetOrCreateNic(net, b);
-  Ptr<UcQueuePair> x = CreateObject<UcQueuePair>();
-  Ptr<UcQueuePair> y = CreateObject<UcQueuePair>();
-  const uint16_t entropy = EvEntropy::Encode(static_cast<uint16_t>((a * 31 + b) & EvEntropy::kEvMask));
-  x->SetPath(p.port, entropy);
-  y->SetPath(p.port, entropy);
-  ConnectQueuePairs(net, a, b, x, y);
-  return { { x, y } };
+  return [&net, port = p.port](uint32_t a, uint32_t b)
+  {
+    GetOrCreateNic(net, a);
+    GetOrCreateNic(net, b);
+    Ptr<UcQueuePair> x = CreateObject<UcQueuePair>();
+    Ptr<UcQueuePair> y = CreateObject<UcQueuePair>();
+    const uint16_t entropy = EvEntropy::Encode(static_cast<uint16_t>((a * 31 + b) & EvEntropy::kEvMask));
+    x->SetPath(port, entropy);
+    y->SetPath(port, entropy);
+    ConnectQueuePairs(net, a, b, x, y);
+    return std::vector<mrcsim::QpPair>{ { x, y } };
+  };
 }
 
 void
@@ -191,7 +194,7 @@ RegisterUc()
     type.keys = { { "nic_port" } };
     type.parse = &ParseUc;
     type.configureFabric = &ConfigureUcFabric;
-    type.connect = &ConnectUc;
+    type.connector = &UcConnector;
     mrcsim::RegisterTransportType(type);
     return true;
   }();

@@ -198,7 +198,7 @@ TEST_CASE("registry: every type has a reader and a constructor; lookups", "[regi
   {
     CHECK(t.parse != nullptr);
     CHECK(t.configureFabric != nullptr);
-    CHECK(t.connect != nullptr);
+    CHECK(t.connector != nullptr);
   }
   CHECK(WorkloadTypes().Find("tcp") == nullptr);
   CHECK(FailureTypes().Find("gray")->Takes("rate_factor"));
