@@ -174,6 +174,7 @@ MrcEvTable::SetState(uint16_t id, EvState state)
   }
   EvState from = ev.state;
   ev.state = state;
+  ++m_transitions;
   NS_LOG_LOGIC("QP " << m_qp.GetQpn() << " EV " << id << ": " << EvStateName(from) << " -> "
                      << EvStateName(state));
   m_qp.TraceEvState(id, EvPlane(id), from, state);

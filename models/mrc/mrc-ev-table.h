@@ -51,6 +51,8 @@ public:
   /// \brief The EV for the next packet on NIC port `port` (an index into Evs()), or -1.
   int Select(uint16_t port) { return m_selector->Select(m_evs, ActiveEvs(port), port); }
   const std::vector<MrcEv>& Evs() const { return m_evs; }
+  /// \brief EV state changes so far (each one the EvState trace source reports).
+  uint32_t Transitions() const { return m_transitions; }
   /// \brief NIC ports of the table (0 before SetUp).
   uint16_t NumPorts() const { return m_numPorts; }
   /// \brief The NIC port of EV `id` (the EVs are numbered port by port).
@@ -153,6 +155,7 @@ private:
 
   // colder: backups and probes
   uint32_t m_probeSeq = 0;
+  uint32_t m_transitions = 0; ///< EV state changes (Transitions)
   /// An EV assumed bad, probed until a response brings it back: every `rounds` probe rounds,
   /// a number that doubles after each probe (up to ProbeIntervalMax / ProbeInterval).
   struct Probing

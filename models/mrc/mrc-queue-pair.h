@@ -129,7 +129,7 @@ public:
   MrcEvIds ActiveEvs(uint16_t port) const { return m_evTable.ActiveEvs(port); }
   RdmaQpCounters Counters() const override
   {
-    return { m_sender.PacketsSent(), m_sender.Retransmissions(), m_loss.Timeouts(), m_loss.LossProbes() };
+    return { m_sender.PacketsSent(), m_sender.Retransmissions(), m_loss.Timeouts(), m_loss.LossProbes(), m_evTable.Transitions() };
   }
   uint64_t PacketsSent() const { return m_sender.PacketsSent(); }
   uint64_t Retransmissions() const { return m_sender.Retransmissions(); }

@@ -70,6 +70,8 @@ RdmaQueuePair::Fail(const std::string& cause)
   }
   m_error = true;
   m_errorTrace(m_qpn, cause);
+  if (m_listener)
+    m_listener->Failed(*this, cause);
 }
 
 FabricPacketSpec

@@ -38,6 +38,22 @@ struct RdmaQpCounters
   uint64_t retransmissions = 0; ///< data packets sent again
   uint64_t timeouts = 0;        ///< retransmission timer expiries
   uint64_t lossProbes = 0;      ///< tail-loss probes (0 for transports without them)
+  uint64_t evTransitions = 0;   ///< EV state changes (0 for transports without EVs)
+};
+
+class RdmaQueuePair;
+
+/// \brief Who a QP tells of its completions and its failure, besides its trace sources: a pointer
+/// per QP, where a trace connection costs a few hundred bytes per QP and trace source (a run
+/// connects millions of QPs, and its NetworkService listens to each).
+class RdmaQpListener
+{
+public:
+  virtual ~RdmaQpListener() = default;
+  /// \brief As the RecvComplete trace source: every byte of message `id` was placed.
+  virtual void RecvComplete(RdmaQueuePair& qp, uint64_t id, uint64_t bytes, Time firstArrival) = 0;
+  /// \brief As the Error trace source: the QP failed.
+  virtual void Failed(RdmaQueuePair& qp, const std::string& cause) = 0;
 };
 
 /// \brief An RDMA queue pair on a NIC (abstract: see RoceQueuePair, MrcQueuePair).
@@ -74,7 +90,15 @@ public:
   void SendComplete(uint64_t id, uint64_t bytes, Time posted) { m_sendComplete(m_qpn, id, bytes, posted); }
   /// \brief Every byte of the `id`-th message received (its first packet in at `firstArrival`)
   /// was placed: fires RecvComplete, which is what the runner counts as the message's completion.
-  void RecvComplete(uint64_t id, uint64_t bytes, Time firstArrival) { m_recvComplete(m_qpn, id, bytes, firstArrival); }
+  void RecvComplete(uint64_t id, uint64_t bytes, Time firstArrival)
+  {
+    m_recvComplete(m_qpn, id, bytes, firstArrival);
+    if (m_listener)
+      m_listener->RecvComplete(*this, id, bytes, firstArrival);
+  }
+  /// \brief Tells `listener` (which must outlive the QP's run, or be replaced by null) of the
+  /// QP's receive completions and failure.
+  void SetListener(RdmaQpListener* listener) { m_listener = listener; }
   /// \brief True once the QP failed (retry limit); it sends nothing more.
   bool IsInError() const { return m_error; }
   /// \brief The cache lines a NIC visit reads first (bit i: the line at this + 64 i), which the
@@ -115,6 +139,7 @@ protected:
   bool m_error = false;
   uint8_t m_hotLineMask = 1; ///< see HotLineMask (1 to 63)
   bool m_isPrototype = false; ///< copied from, never bound (a transport's CreatePrototype)
+  RdmaQpListener* m_listener = nullptr;
 
   /// (qpn, message id, bytes, time posted): every byte acknowledged (sender side).
   TracedCallback<uint32_t, uint64_t, uint64_t, Time> m_sendComplete;

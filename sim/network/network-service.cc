@@ -19,17 +19,17 @@ using ns3::Ptr;
 using ns3::Time;
 
 /// The trace sinks of one QP: ns-3 binds one argument, so the side carries what they need.
-struct NetworkService::SideSinks
+void
+NetworkService::Side::RecvComplete(ns3::RdmaQueuePair&, uint64_t, uint64_t, Time)
 {
-  static void RecvComplete(Side* side, uint32_t, uint64_t, uint64_t, Time)
-  {
-    side->owner->Notify(side, kRecvNotice, std::string());
-  }
-  static void Error(Side* side, uint32_t qpn, const std::string& cause)
-  {
-    side->owner->Notify(side, kErrorNotice, "QP " + std::to_string(qpn) + ": " + cause);
-  }
-};
+  owner->Notify(this, kRecvNotice, std::string());
+}
+
+void
+NetworkService::Side::Failed(ns3::RdmaQueuePair& qp, const std::string& cause)
+{
+  owner->Notify(this, kErrorNotice, "QP " + std::to_string(qp.GetQpn()) + ": " + cause);
+}
 
 NetworkService::NetworkService(ns3::FabricNetwork& net, const TransportSpec& transport)
   : m_net(net)
@@ -70,7 +70,11 @@ NetworkService::OnNotice(const Notice& notice, std::string_view cause)
     OnQpError(side, std::string(cause));
 }
 
-NetworkService::~NetworkService() = default;
+NetworkService::~NetworkService()
+{
+  for (Side& side : m_sides)
+    side.qp->SetListener(nullptr); // a QP may outlive the service (its NIC holds it)
+}
 
 void
 NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<void()> done)
@@ -265,8 +269,7 @@ NetworkService::Add(Connection& c, Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueue
     // This QP's GPU is the one its peer QP sends to.
     side->completionLatency = ns3::GetOrCreateNic(m_net, (qp == x ? y : x)->GetRemoteGpu())->CompletionLatency();
     side->sent = &m_queues.emplace_back();
-    qp->TraceConnectWithoutContext("RecvComplete", ns3::MakeBoundCallback(&SideSinks::RecvComplete, side));
-    qp->TraceConnectWithoutContext("Error", ns3::MakeBoundCallback(&SideSinks::Error, side));
+    qp->SetListener(side);
     m_qps.push_back(qp);
     for (ConnectionObserver* o : m_observers)
       o->OnQp(qp);

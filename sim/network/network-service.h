@@ -106,9 +106,12 @@ private:
   using PendingQueue = ns3::RingQueue<Pending>;
 
   /// One QP of a connection: the QP, the queue of parts it sends (completed by its peer), and
-  /// whether it is in error.
-  struct Side
+  /// whether it is in error. It listens to its QP.
+  struct Side : ns3::RdmaQpListener
   {
+    void RecvComplete(ns3::RdmaQueuePair& qp, uint64_t id, uint64_t bytes, ns3::Time firstArrival) override;
+    void Failed(ns3::RdmaQueuePair& qp, const std::string& cause) override;
+
     NetworkService* owner = nullptr;
     ns3::Ptr<ns3::RdmaQueuePair> qp;
     Side* peer = nullptr;         ///< the other end's QP
@@ -117,7 +120,6 @@ private:
     uint32_t index = 0;             ///< in m_sides (what a completion notice names)
     ns3::Time completionLatency;    ///< of this QP's NIC: when its host learns of a completion
   };
-  struct SideSinks;
 
   /// The QPs between two GPUs, both directions (a QP pair carries data both ways).
   struct Connection
@@ -144,7 +146,7 @@ private:
   };
   static constexpr uint32_t kRecvNotice = 0;
   static constexpr uint32_t kErrorNotice = 1;
-  /// \brief A completion or QP error, as a global event every rank runs (see SideSinks).
+  /// \brief A completion or QP error, as a global event every rank runs (see Notify).
   void OnNotice(const Notice& notice, std::string_view cause);
   /// \brief Tells the host of `side` of a completion or error, its NIC's CompletionLatency from
   /// now (at once when that is 0, which a run in one partition allows).

@@ -3,7 +3,6 @@
 #include "models/engine/fabric-parallel-simulator.h"
 #include "models/fabric/fabric-packet.h"
 #include "models/fabric/fabric-port.h"
-#include "models/mrc/mrc-ev.h"
 #include "models/rdma/rdma-connect.h"
 
 #include "ns3/callback.h"
@@ -23,12 +22,6 @@ void
 AddLatency(std::vector<LatencyHistogram>* h, Time oneWay)
 {
   (*h)[ns3::FabricParallelSimulatorImpl::CurrentPartition()].Add(oneWay.GetSeconds() * 1e6);
-}
-
-void
-CountEvTransition(std::atomic<uint64_t>* n, uint32_t, uint16_t, int, ns3::EvState, ns3::EvState)
-{
-  n->fetch_add(1, std::memory_order_relaxed);
 }
 
 } // namespace
@@ -68,25 +61,12 @@ PacketLatencyCollector::Summary() const
   return summary;
 }
 
-void
-EvTransitionCollector::OnQp(Ptr<ns3::RdmaQueuePair> qp)
-{
-  // Across MPI ranks, only the QP's own rank counts (a global event that fails a port changes the
-  // idle copies of the others' QPs too).
-  const ns3::FabricParallelSimulatorImpl* sim = ns3::FabricParallelSimulatorImpl::Get();
-  if (sim && !sim->IsLocal(qp->NodeId()))
-    return;
-  // Connects only where the QP's type has the trace source (false, and nothing, elsewhere).
-  qp->TraceConnectWithoutContext("EvState", ns3::MakeBoundCallback(&CountEvTransition, &m_count));
-}
-
 // ---- counters read at the end -------------------------------------------------------------------
 
 RunCounters
 RunCounters::Read(const NetworkService& service,
                   const Fabric& fabric,
-                  ns3::FabricNetwork& net,
-                  const EvTransitionCollector& ev)
+                  ns3::FabricNetwork& net)
 {
   // Across MPI ranks each rank counts what its own nodes did (other ranks' QPs and ports are
   // idle copies here), then the counts are summed over the ranks.
@@ -102,6 +82,7 @@ RunCounters::Read(const NetworkService& service,
     c.qps.timeouts += q.timeouts;
     c.qps.lossProbes += q.lossProbes;
     c.qps.packetsSent += q.packetsSent;
+    c.qps.evTransitions += q.evTransitions;
   }
   for (uint32_t id = 0; id < fabric.NumLinks(); ++id)
   {
@@ -117,7 +98,7 @@ RunCounters::Read(const NetworkService& service,
   }
   std::vector<uint64_t> sums{ c.qps.retransmissions, c.qps.timeouts,   c.qps.lossProbes,
                               c.qps.packetsSent,     c.trims,           c.ecnMarks,
-                              static_cast<uint64_t>(c.pfcPaused.GetTimeStep()), ev.Count() };
+                              static_cast<uint64_t>(c.pfcPaused.GetTimeStep()), c.qps.evTransitions };
   const std::size_t firstDrop = sums.size();
   for (size_t d = 0; d < static_cast<size_t>(ns3::DropCause::Count); ++d)
     sums.push_back(net.CountDrops(static_cast<ns3::DropCause>(d)));
@@ -129,7 +110,7 @@ RunCounters::Read(const NetworkService& service,
   c.trims = sums[4];
   c.ecnMarks = sums[5];
   c.pfcPaused = ns3::TimeStep(sums[6]);
-  c.evTransitions = sums[7];
+  c.qps.evTransitions = sums[7];
   c.drops = nlohmann::json::object();
   for (size_t d = 0; d < static_cast<size_t>(ns3::DropCause::Count); ++d)
     c.drops[ns3::DropCauseName(static_cast<ns3::DropCause>(d))] = sums[firstDrop + d];
@@ -148,7 +129,7 @@ RunCounters::Summary() const
            { "ecn_marks", ecnMarks },
            { "pfc_paused_port_us", pfcPaused.GetSeconds() * 1e6 },
            { "drops", drops },
-           { "ev_transitions", evTransitions },
+           { "ev_transitions", qps.evTransitions },
            { "qp_errors", qpErrors } };
 }
 

@@ -19,7 +19,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <atomic>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -50,18 +49,6 @@ private:
   std::vector<LatencyHistogram> m_latencyUs; ///< by partition
 };
 
-/// \brief Entropy value (EV) state changes of the QPs that have EVs (their "EvState" trace
-/// source; QPs of transports without EVs have none and count nothing).
-class EvTransitionCollector : public ConnectionObserver
-{
-public:
-  void OnQp(ns3::Ptr<ns3::RdmaQueuePair> qp) override;
-  uint64_t Count() const { return m_count.load(std::memory_order_relaxed); }
-
-private:
-  std::atomic<uint64_t> m_count{ 0 }; ///< counted by the partitions' threads at once
-};
-
 /// \brief The counters of QPs, fabric ports and drop causes, read at the end of a run.
 struct RunCounters
 {
@@ -70,14 +57,12 @@ struct RunCounters
   uint64_t ecnMarks = 0;
   ns3::Time pfcPaused;        ///< summed over ports
   nlohmann::json drops;       ///< by DropCause name
-  uint64_t evTransitions = 0; ///< EvTransitionCollector
   std::size_t qpErrors = 0;   ///< QPs that went into error
 
   /// \brief Reads them from the run's QPs, network and collectors.
   static RunCounters Read(const NetworkService& service,
                           const Fabric& fabric,
-                          ns3::FabricNetwork& net,
-                          const EvTransitionCollector& ev);
+                          ns3::FabricNetwork& net);
   /// \brief The summary's "counters".
   nlohmann::json Summary() const;
 };

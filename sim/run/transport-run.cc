@@ -336,9 +336,7 @@ RunTransport(const ScenarioSpec& spec,
   FairReference fair(net, ideal);
   service.SetFairReference(&fair);
   PacketLatencyCollector packetLatency(net, partitions);
-  EvTransitionCollector evTransitions;
   service.AddObserver(&packetLatency);
-  service.AddObserver(&evTransitions);
   std::vector<std::unique_ptr<Workload>> workloads = MakeWorkloads(spec, ideal);
   // The run ends as its work does, whatever the sampling interval.
   service.SetOnProgress(
@@ -367,7 +365,7 @@ RunTransport(const ScenarioSpec& spec,
   CompletionTables tables(options.outDir);
   for (auto& w : workloads)
     tables.Add(*w, &fair);
-  const RunCounters counters = RunCounters::Read(service, *fabric, net, evTransitions);
+  const RunCounters counters = RunCounters::Read(service, *fabric, net);
 
   // ---- write ------------------------------------------------------------------------------------
   TransportResult result;
