@@ -49,28 +49,28 @@ MrcQueuePair::GetTypeId()
       .AddAttribute("EvCount",
                     "Active EVs per QP, split equally over the NIC's planes (MRC: 128-256).",
                     UintegerValue(128),
-                    MakeUintegerAccessor(&MrcQueuePair::m_evCount),
+                    MakeSharedConfigAccessor<UintegerValue>(&MrcQueuePair::m_config, &Config::evCount),
                     MakeUintegerChecker<uint32_t>(1, 8192))
       .AddAttribute("BackupEvsPerPlane",
                     "Backup EVs per plane, replacing EVs assumed bad.",
                     UintegerValue(8),
-                    MakeUintegerAccessor(&MrcQueuePair::m_backupsPerPlane),
+                    MakeSharedConfigAccessor<UintegerValue>(&MrcQueuePair::m_config, &Config::backupsPerPlane),
                     MakeUintegerChecker<uint32_t>(0, 4096))
       .AddAttribute("PathMode",
                     "EVs as SRv6 uSID paths or as UDP entropy for ECMP.",
                     EnumValue(Srv6),
-                    MakeEnumAccessor(&MrcQueuePair::m_mode),
+                    MakeSharedConfigAccessor<EnumValue>(&MrcQueuePair::m_config, &Config::mode),
                     MakeEnumChecker(Srv6, "srv6", Entropy, "entropy"))
       .AddAttribute("HealthScope",
                     "Who avoids a path after a loss: the QP alone, or every MRC QP of the NIC whose "
                     "SRv6 paths share the suspect links (see MrcPathHealth).",
                     EnumValue(PerNic),
-                    MakeEnumAccessor(&MrcQueuePair::m_healthScope),
+                    MakeSharedConfigAccessor<EnumValue>(&MrcQueuePair::m_config, &Config::healthScope),
                     MakeEnumChecker(PerQp, "per-qp", PerNic, "per-nic"))
       .AddAttribute("SackEvery",
                     "The receiver SACKs every N packets, and at once on ECN, trims and message ends.",
                     UintegerValue(4),
-                    MakeUintegerAccessor(&MrcQueuePair::m_sackEvery),
+                    MakeSharedConfigAccessor<UintegerValue>(&MrcQueuePair::m_config, &Config::sackEvery),
                     MakeUintegerChecker<uint32_t>(1, 64))
       .AddAttribute("SackDelay",
                     "Longest time a received packet waits for its SACK while the receiver coalesces "
@@ -78,30 +78,30 @@ MrcQueuePair::GetTypeId()
                     "would otherwise wait for its timeout. As an ACK-coalescing timer (QUIC's "
                     "max_ack_delay, Falcon's ACK coalescing).",
                     TimeValue(MicroSeconds(1)),
-                    MakeTimeAccessor(&MrcQueuePair::m_sackDelay),
+                    MakeSharedConfigAccessor<TimeValue>(&MrcQueuePair::m_config, &Config::sackDelay),
                     MakeTimeChecker(NanoSeconds(1)))
       .AddAttribute("RetransmitTimeout",
                     "Retransmission timeout: 1.024 us x 2^8 (MRC's published example).",
                     TimeValue(NanoSeconds(1024 * 256)),
-                    MakeTimeAccessor(&MrcQueuePair::m_rtoBase),
+                    MakeSharedConfigAccessor<TimeValue>(&MrcQueuePair::m_config, &Config::rtoBase),
                     MakeTimeChecker(MicroSeconds(1)))
       .AddAttribute("SendTimeBits",
                     "Bits of a send time in the TX ring (time steps after a base the QP moves up, 32: "
                     "4.3 ms in picoseconds); an older send is kept apart. Results do not depend on it: "
                     "fewer bits only keep more sends apart (tests exercise that in a short run).",
                     UintegerValue(32),
-                    MakeUintegerAccessor(&MrcQueuePair::m_sendTimeBits),
+                    MakeSharedConfigAccessor<UintegerValue>(&MrcQueuePair::m_config, &Config::sendTimeBits),
                     MakeUintegerChecker<uint8_t>(4, 32))
       .AddAttribute("RetryLimit",
                     "Times one PSN may be declared lost by RACK, the tail-loss probe or the timeout before the QP "
                     "fails (trims and failed ports or paths do not count: MrcLossDetector::DeclareLost).",
                     UintegerValue(16),
-                    MakeUintegerAccessor(&MrcQueuePair::m_retryLimit),
+                    MakeSharedConfigAccessor<UintegerValue>(&MrcQueuePair::m_config, &Config::retryLimit),
                     MakeUintegerChecker<uint32_t>(1, 255))
       .AddAttribute("ReorderWindow",
                     "A packet is lost (without a trim) once a packet sent this much later was acknowledged.",
                     TimeValue(MicroSeconds(25)),
-                    MakeTimeAccessor(&MrcQueuePair::m_reorderWindow),
+                    MakeSharedConfigAccessor<TimeValue>(&MrcQueuePair::m_config, &Config::reorderWindow),
                     MakeTimeChecker(Time(0)))
       .AddAttribute("LossProbeRtts",
                     "Tail-loss probe: when nothing was sent or newly acknowledged for this many smoothed "
@@ -110,19 +110,19 @@ MrcQueuePair::GetTypeId()
                     "(RFC 8985) waits 2 SRTTs. 0 turns it off: a tail loss then waits for the "
                     "RetransmitTimeout.",
                     DoubleValue(2.0),
-                    MakeDoubleAccessor(&MrcQueuePair::m_lossProbeRtts),
+                    MakeSharedConfigAccessor<DoubleValue>(&MrcQueuePair::m_config, &Config::lossProbeRtts),
                     MakeDoubleChecker<double>(0))
       .AddAttribute("ProbeInterval",
                     "Period of probes on EVs assumed bad.",
                     TimeValue(MicroSeconds(50)),
-                    MakeTimeAccessor(&MrcQueuePair::m_probeInterval),
+                    MakeSharedConfigAccessor<TimeValue>(&MrcQueuePair::m_config, &Config::probeInterval),
                     MakeTimeChecker(MicroSeconds(1)))
       .AddAttribute("ProbeIntervalMax",
                     "Probes back off: an EV that no probe brought back is probed twice as long after "
                     "each probe, up to this (in whole ProbeIntervals); paths that stay dead are probed "
                     "at a falling rate instead of a fixed one (our choice).",
                     TimeValue(MicroSeconds(400)),
-                    MakeTimeAccessor(&MrcQueuePair::m_probeIntervalMax),
+                    MakeSharedConfigAccessor<TimeValue>(&MrcQueuePair::m_config, &Config::probeIntervalMax),
                     MakeTimeChecker(MicroSeconds(1)))
       .AddAttribute("NoPathTimeout",
                     "The QP fails (gives up) when, with work to send and EVs assumed bad under probe, "
@@ -131,35 +131,35 @@ MrcQueuePair::GetTypeId()
                     "RetransmitTimeout (16 x 262.144 us), the time MRC's defaults give one packet before "
                     "the QP fails (our choice).",
                     TimeValue(NanoSeconds(1024 * 256 * 16)),
-                    MakeTimeAccessor(&MrcQueuePair::m_noPathTimeout),
+                    MakeSharedConfigAccessor<TimeValue>(&MrcQueuePair::m_config, &Config::noPathTimeout),
                     MakeTimeChecker(MicroSeconds(1)))
       .AddAttribute("PortStatusDelay",
                     "From a NIC port going down to its peers learning it (port-status message).",
                     TimeValue(Seconds(1)),
-                    MakeTimeAccessor(&MrcQueuePair::m_portStatusDelay),
+                    MakeSharedConfigAccessor<TimeValue>(&MrcQueuePair::m_config, &Config::portStatusDelay),
                     MakeTimeChecker(Time(0)))
       .AddAttribute("TrimmedDscp",
                     "DSCP that marks a trimmed packet (as the switches' PortQueueConfig).",
                     UintegerValue(46),
-                    MakeUintegerAccessor(&MrcQueuePair::m_trimmedDscp),
+                    MakeSharedConfigAccessor<UintegerValue>(&MrcQueuePair::m_config, &Config::trimmedDscp),
                     MakeUintegerChecker<uint8_t>(0, 63))
       .AddAttribute("EvSelector",
                     "Type of the per-packet EV choice policy.",
                     TypeIdValue(RoundRobinEvSelector::GetTypeId()),
-                    MakeTypeIdAccessor(&MrcQueuePair::m_selectorType),
+                    MakeSharedConfigAccessor<TypeIdValue>(&MrcQueuePair::m_config, &Config::selectorType),
                     MakeTypeIdChecker())
       .AddAttribute("CongestionControl",
                     "Type of the window controller.",
                     TypeIdValue(NsccCongestionControl::GetTypeId()),
-                    MakeTypeIdAccessor(&MrcQueuePair::m_ccType),
+                    MakeSharedConfigAccessor<TypeIdValue>(&MrcQueuePair::m_config, &Config::ccType),
                     MakeTypeIdChecker())
       .AddTraceSource("EvState",
                       "An EV changed state: (qpn, EV, plane, from, to).",
-                      MakeTraceSourceAccessor(&MrcQueuePair::m_evStateTrace),
+                      MakeLazyTraceSourceAccessor(&MrcQueuePair::m_traces, &Traces::evState),
                       "ns3::MrcQueuePair::EvStateTracedCallback")
       .AddTraceSource("DataSent",
                       "A data packet left: (qpn, PSN, EV, plane, retransmission).",
-                      MakeTraceSourceAccessor(&MrcQueuePair::m_dataSentTrace),
+                      MakeLazyTraceSourceAccessor(&MrcQueuePair::m_traces, &Traces::dataSent),
                       "ns3::MrcQueuePair::DataSentTracedCallback");
   return tid;
 }
@@ -190,26 +190,7 @@ MrcQueuePair::MrcQueuePair()
 
 MrcQueuePair::MrcQueuePair(const MrcQueuePair& prototype)
   : RdmaQueuePair(prototype),
-    m_evCount(prototype.m_evCount),
-    m_backupsPerPlane(prototype.m_backupsPerPlane),
-    m_mode(prototype.m_mode),
-    m_sackEvery(prototype.m_sackEvery),
-    m_sackDelay(prototype.m_sackDelay),
-    m_rtoBase(prototype.m_rtoBase),
-    m_retryLimit(prototype.m_retryLimit),
-    m_reorderWindow(prototype.m_reorderWindow),
-    m_lossProbeRtts(prototype.m_lossProbeRtts),
-    m_probeInterval(prototype.m_probeInterval),
-    m_probeIntervalMax(prototype.m_probeIntervalMax),
-    m_noPathTimeout(prototype.m_noPathTimeout),
-    m_portStatusDelay(prototype.m_portStatusDelay),
-    m_trimmedDscp(prototype.m_trimmedDscp),
-    m_sendTimeBits(prototype.m_sendTimeBits),
-    m_selectorType(prototype.m_selectorType),
-    m_healthScope(prototype.m_healthScope),
-    m_ccType(prototype.m_ccType),
-    m_ccPrototype(prototype.m_ccPrototype),
-    m_selectorPrototype(prototype.m_selectorPrototype)
+    m_config(prototype.m_config)
 {
 }
 
@@ -218,8 +199,10 @@ MrcQueuePair::CreatePrototype()
 {
   Ptr<MrcQueuePair> p = CreateObject<MrcQueuePair>();
   p->m_isPrototype = true;
-  p->m_ccPrototype = p->NewCongestionControl();
-  p->m_selectorPrototype = p->NewSelector();
+  Ptr<const MrcCongestionControl> cc = p->NewCongestionControl();
+  Ptr<const EvSelector> selector = p->NewSelector();
+  p->m_config.Mutable().ccPrototype = cc;
+  p->m_config.Mutable().selectorPrototype = selector;
   return p;
 }
 
@@ -233,13 +216,16 @@ MrcQueuePair::Copy() const
 Ptr<MrcCongestionControl>
 MrcQueuePair::NewCongestionControl() const
 {
-  Ptr<MrcCongestionControl> cc = m_ccPrototype ? m_ccPrototype->Copy() : nullptr;
+  const Config& c = *m_config;
+  // The prototype's controller, unless this QP's type was set to another since.
+  Ptr<MrcCongestionControl> cc =
+    c.ccPrototype && c.ccPrototype->GetInstanceTypeId() == c.ccType ? c.ccPrototype->Copy() : nullptr;
   if (!cc)
   {
     ObjectFactory factory;
-    factory.SetTypeId(m_ccType);
+    factory.SetTypeId(c.ccType);
     cc = factory.Create<MrcCongestionControl>();
-    NS_ABORT_MSG_IF(!cc, "MrcQueuePair: CongestionControl \"" << m_ccType.GetName() << "\" is not an ns3::MrcCongestionControl");
+    NS_ABORT_MSG_IF(!cc, "MrcQueuePair: CongestionControl \"" << c.ccType.GetName() << "\" is not an ns3::MrcCongestionControl");
   }
   return cc;
 }
@@ -247,13 +233,15 @@ MrcQueuePair::NewCongestionControl() const
 Ptr<EvSelector>
 MrcQueuePair::NewSelector() const
 {
-  Ptr<EvSelector> selector = m_selectorPrototype ? m_selectorPrototype->Copy() : nullptr;
+  const Config& c = *m_config;
+  Ptr<EvSelector> selector =
+    c.selectorPrototype && c.selectorPrototype->GetInstanceTypeId() == c.selectorType ? c.selectorPrototype->Copy() : nullptr;
   if (!selector)
   {
     ObjectFactory factory;
-    factory.SetTypeId(m_selectorType);
+    factory.SetTypeId(c.selectorType);
     selector = factory.Create<EvSelector>();
-    NS_ABORT_MSG_IF(!selector, "MrcQueuePair: EvSelector \"" << m_selectorType.GetName() << "\" is not an ns3::EvSelector");
+    NS_ABORT_MSG_IF(!selector, "MrcQueuePair: EvSelector \"" << c.selectorType.GetName() << "\" is not an ns3::EvSelector");
   }
   return selector;
 }
@@ -267,8 +255,6 @@ MrcQueuePair::DoDispose()
   m_sender.Dispose();
   m_health = nullptr;
   m_peer = nullptr;
-  m_ccPrototype = nullptr;
-  m_selectorPrototype = nullptr;
   RdmaQueuePair::DoDispose();
 }
 
@@ -282,9 +268,9 @@ MrcQueuePair::SetUp()
 
   const uint16_t ports = m_nic->NumPorts();
   const mrcsim::FabricRouting* routing = m_nic->GetRouting();
-  NS_ABORT_MSG_IF(m_mode == Srv6 && !routing, "MrcQueuePair: SRv6 mode needs the NIC's routing (RdmaNic::SetRouting)");
-  const uint32_t perPlane = std::max<uint32_t>(1, m_evCount / ports);
-  m_evTable.SetUp(perPlane, m_backupsPerPlane, m_mode == Srv6);
+  NS_ABORT_MSG_IF(m_config->mode == Srv6 && !routing, "MrcQueuePair: SRv6 mode needs the NIC's routing (RdmaNic::SetRouting)");
+  const uint32_t perPlane = std::max<uint32_t>(1, m_config->evCount / ports);
+  m_evTable.SetUp(perPlane, m_config->backupsPerPlane, m_config->mode == Srv6);
   m_sender.SetUpPorts(ports);
   DataRate line(0);
   for (uint16_t port = 0; port < ports; ++port)
@@ -316,7 +302,7 @@ MrcQueuePair::SetUp()
   const Time baseRtt = oneWay * 2;
   m_sender.SetBaseRtt(baseRtt);
   m_loss.Start(baseRtt);
-  if (m_healthScope == PerNic && m_mode == Srv6)
+  if (m_config->healthScope == PerNic && m_config->mode == Srv6)
   {
     m_health = m_nic->GetObject<MrcPathHealth>();
     if (!m_health)
@@ -403,7 +389,7 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
   {
     // An event of the peer's node, which may run in another partition or on another rank.
     PortNoticeMessage::Send(m_peer->NodeId(),
-                            m_portStatusDelay,
+                            m_config->portStatusDelay,
                             PortNotice{ m_peer->GetQpn(), static_cast<uint32_t>(m_nic->PlaneOfPort(port)), up ? 1u : 0u });
   }
 }

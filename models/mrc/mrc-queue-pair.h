@@ -24,6 +24,7 @@
 #ifndef MRCSIM_MODELS_MRC_QUEUE_PAIR_H
 #define MRCSIM_MODELS_MRC_QUEUE_PAIR_H
 
+#include "models/engine/shared-config.h"
 #include "models/mrc/ev-selector.h"
 #include "models/fabric/fabric-packet.h"
 #include "models/mrc/mrc-congestion-control.h"
@@ -182,23 +183,31 @@ private:
   MrcLossDetector& LossDetector() { return m_loss; }
   /// \brief Marks the QP failed (retry limit, or no path for NoPathTimeout).
   void FailQp(const std::string& cause) { Fail(cause); }
-  void TraceEvState(uint16_t ev, int plane, EvState from, EvState to) { m_evStateTrace(m_qpn, ev, plane, from, to); }
-  void TraceDataSent(uint32_t psn, uint16_t ev, int plane, bool resend) { m_dataSentTrace(m_qpn, psn, ev, plane, resend); }
+  void TraceEvState(uint16_t ev, int plane, EvState from, EvState to)
+  {
+    if (m_traces)
+      m_traces->evState(m_qpn, ev, plane, from, to);
+  }
+  void TraceDataSent(uint32_t psn, uint16_t ev, int plane, bool resend)
+  {
+    if (m_traces)
+      m_traces->dataSent(m_qpn, psn, ev, plane, resend);
+  }
   /// \brief The loss detector declared packet `seq` lost: tells the NIC's QPs (MrcPathHealth).
   void ReportPathLoss(uint64_t seq, bool laterDelivered);
   // the configuration (attributes)
-  uint32_t EvCount() const { return m_evCount; }
-  uint32_t SackEvery() const { return m_sackEvery; }
-  Time SackDelay() const { return m_sackDelay; }
-  Time RtoBase() const { return m_rtoBase; }
-  uint32_t RetryLimit() const { return m_retryLimit; }
-  Time ReorderWindow() const { return m_reorderWindow; }
-  double LossProbeRtts() const { return m_lossProbeRtts; }
-  Time ProbeInterval() const { return m_probeInterval; }
-  Time ProbeIntervalMax() const { return m_probeIntervalMax; }
-  Time NoPathTimeout() const { return m_noPathTimeout; }
-  uint8_t TrimmedDscp() const { return m_trimmedDscp; }
-  uint32_t SendTimeBits() const { return m_sendTimeBits; }
+  uint32_t EvCount() const { return m_config->evCount; }
+  uint32_t SackEvery() const { return m_config->sackEvery; }
+  Time SackDelay() const { return m_config->sackDelay; }
+  Time RtoBase() const { return m_config->rtoBase; }
+  uint32_t RetryLimit() const { return m_config->retryLimit; }
+  Time ReorderWindow() const { return m_config->reorderWindow; }
+  double LossProbeRtts() const { return m_config->lossProbeRtts; }
+  Time ProbeInterval() const { return m_config->probeInterval; }
+  Time ProbeIntervalMax() const { return m_config->probeIntervalMax; }
+  Time NoPathTimeout() const { return m_config->noPathTimeout; }
+  uint8_t TrimmedDscp() const { return m_config->trimmedDscp; }
+  uint32_t SendTimeBits() const { return m_config->sendTimeBits; }
 
   // Layout: the members NextPacket (a NIC's visit) touches come first, right after the base
   // class (128 bytes, lines 0 and 1), each part with its hot members first, and the NIC's visit
@@ -218,32 +227,40 @@ private:
 
   MrcQueuePair* m_peer = nullptr;
   Ptr<MrcPathHealth> m_health; ///< the NIC's, with HealthScope per-nic in SRv6 mode
-  // trace sources (the data-sent one is called per packet)
-  TracedCallback<uint32_t, uint16_t, int, EvState, EvState> m_evStateTrace;
-  TracedCallback<uint32_t, uint32_t, uint16_t, int, bool> m_dataSentTrace;
 
-  // configuration
-  uint32_t m_evCount;
-  uint32_t m_backupsPerPlane;
-  PathMode m_mode;
-  uint32_t m_sackEvery;
-  Time m_sackDelay;
-  Time m_rtoBase;
-  uint32_t m_retryLimit;
-  Time m_reorderWindow;
-  double m_lossProbeRtts;
-  Time m_probeInterval;
-  Time m_probeIntervalMax;
-  Time m_noPathTimeout;
-  Time m_portStatusDelay;
-  uint8_t m_trimmedDscp;
-  uint8_t m_sendTimeBits;
-  TypeId m_selectorType;
-  HealthScope m_healthScope;
-  TypeId m_ccType;
-  // what a copy's NewCongestionControl and NewSelector copy (CreatePrototype)
-  Ptr<const MrcCongestionControl> m_ccPrototype;
-  Ptr<const EvSelector> m_selectorPrototype;
+  /// The attributes, shared by the QPs copied from one prototype (SharedConfig), and what a
+  /// copy's NewCongestionControl and NewSelector copy (CreatePrototype).
+  struct Config : SimpleRefCount<Config>
+  {
+    uint32_t evCount;
+    uint32_t backupsPerPlane;
+    PathMode mode;
+    uint32_t sackEvery;
+    Time sackDelay;
+    Time rtoBase;
+    uint32_t retryLimit;
+    Time reorderWindow;
+    double lossProbeRtts;
+    Time probeInterval;
+    Time probeIntervalMax;
+    Time noPathTimeout;
+    Time portStatusDelay;
+    uint8_t trimmedDscp;
+    uint8_t sendTimeBits;
+    TypeId selectorType;
+    HealthScope healthScope;
+    TypeId ccType;
+    Ptr<const MrcCongestionControl> ccPrototype;
+    Ptr<const EvSelector> selectorPrototype;
+  };
+  SharedConfig<Config> m_config;
+  /// The trace sources, made at the first connection (the data-sent one is called per packet).
+  struct Traces
+  {
+    TracedCallback<uint32_t, uint16_t, int, EvState, EvState> evState;
+    TracedCallback<uint32_t, uint32_t, uint16_t, int, bool> dataSent;
+  };
+  LazyTraces<Traces> m_traces;
 };
 
 // Inline services of the parts that need the QP complete.

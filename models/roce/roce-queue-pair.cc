@@ -72,11 +72,11 @@ RoceQueuePair::GetTypeId()
                     MakeBooleanChecker())
       .AddTraceSource("Stall",
                       "Progress resumed after timeouts: (qpn, time without progress).",
-                      MakeTraceSourceAccessor(&RoceQueuePair::m_stallTrace),
+                      MakeLazyTraceSourceAccessor(&RoceQueuePair::m_traces, &Traces::stall),
                       "ns3::RoceQueuePair::StallTracedCallback")
       .AddTraceSource("Rewind",
                       "Go-back-N: (qpn, PSN resent from, packets to resend, timeout or NAK).",
-                      MakeTraceSourceAccessor(&RoceQueuePair::m_rewindTrace),
+                      MakeLazyTraceSourceAccessor(&RoceQueuePair::m_traces, &Traces::rewind),
                       "ns3::RoceQueuePair::RewindTracedCallback");
   return tid;
 }

@@ -13,6 +13,7 @@
 #ifndef MRCSIM_MODELS_ROCE_QUEUE_PAIR_H
 #define MRCSIM_MODELS_ROCE_QUEUE_PAIR_H
 
+#include "models/engine/shared-config.h"
 #include "models/rdma/rdma-queue-pair.h"
 #include "models/roce/dcqcn-rate-control.h"
 #include "models/roce/roce-requester.h"
@@ -91,8 +92,16 @@ private:
   bool DcqcnEnabled() const { return m_dcqcnEnabled; }
   /// \brief Marks the QP failed (retry limit).
   void FailQp(const std::string& cause) { Fail(cause); }
-  void TraceStall(Time lost) { m_stallTrace(m_qpn, lost); }
-  void TraceRewind(uint32_t fromPsn, uint64_t packets, bool timeout) { m_rewindTrace(m_qpn, fromPsn, packets, timeout); }
+  void TraceStall(Time lost)
+  {
+    if (m_traces)
+      m_traces->stall(m_qpn, lost);
+  }
+  void TraceRewind(uint32_t fromPsn, uint64_t packets, bool timeout)
+  {
+    if (m_traces)
+      m_traces->rewind(m_qpn, fromPsn, packets, timeout);
+  }
   /// \brief A new DCQCN rate control: the prototype's copy, or built from its attributes.
   Ptr<DcqcnRateControl> NewRateControl() const;
 
@@ -116,8 +125,13 @@ private:
   RoceRequester m_requester{ *this };
   RoceResponder m_responder{ *this };
 
-  TracedCallback<uint32_t, Time> m_stallTrace;
-  TracedCallback<uint32_t, uint32_t, uint64_t, bool> m_rewindTrace;
+  /// The trace sources, made at the first connection.
+  struct Traces
+  {
+    TracedCallback<uint32_t, Time> stall;
+    TracedCallback<uint32_t, uint32_t, uint64_t, bool> rewind;
+  };
+  LazyTraces<Traces> m_traces;
   Ptr<const DcqcnRateControl> m_dcqcnPrototype; ///< what NewRateControl copies (CreatePrototype)
 };
 

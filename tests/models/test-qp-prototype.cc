@@ -237,3 +237,23 @@ TEST_CASE("qp prototype: RoCEv2 QPs copied from a prototype run as QPs built att
   }
   CHECK(defaults.done != copied.done);
 }
+
+TEST_CASE("qp prototype: an attribute written on one copy changes that copy alone", "[mrc][prototype]")
+{
+  Ptr<MrcQueuePair> prototype = MrcQueuePair::CreatePrototype();
+  Ptr<MrcQueuePair> a = prototype->Copy();
+  Ptr<MrcQueuePair> b = prototype->Copy();
+  a->SetAttribute("SackEvery", UintegerValue(9));
+  UintegerValue read;
+  a->GetAttribute("SackEvery", read);
+  CHECK(read.Get() == 9);
+  for (Ptr<MrcQueuePair> other : { prototype, b })
+  {
+    other->GetAttribute("SackEvery", read);
+    CHECK(read.Get() == 4); // the default
+  }
+  // The copy keeps what else it shares: a later copy is still the prototype's.
+  b->SetAttribute("EvCount", UintegerValue(16));
+  prototype->Copy()->GetAttribute("EvCount", read);
+  CHECK(read.Get() == 128);
+}
