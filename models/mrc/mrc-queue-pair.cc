@@ -155,11 +155,11 @@ MrcQueuePair::GetTypeId()
                     MakeTypeIdChecker())
       .AddTraceSource("EvState",
                       "An EV changed state: (qpn, EV, plane, from, to).",
-                      MakeLazyTraceSourceAccessor(&MrcQueuePair::m_traces, &Traces::evState),
+                      MakeBundleTraceAccessor(&MrcQueuePair::m_mrcTraces, &MrcTraces::evState),
                       "ns3::MrcQueuePair::EvStateTracedCallback")
       .AddTraceSource("DataSent",
                       "A data packet left: (qpn, PSN, EV, plane, retransmission).",
-                      MakeLazyTraceSourceAccessor(&MrcQueuePair::m_traces, &Traces::dataSent),
+                      MakeBundleTraceAccessor(&MrcQueuePair::m_mrcTraces, &MrcTraces::dataSent),
                       "ns3::MrcQueuePair::DataSentTracedCallback");
   return tid;
 }
@@ -174,18 +174,19 @@ void
 MrcQueuePair::CheckLayout()
 {
   constexpr std::size_t kLine = 64;
-  static_assert(offsetof(MrcQueuePair, m_setUp) >= 2 * kLine, "the parts start after the base class's two lines");
-  static_assert(offsetof(MrcQueuePair, m_loss) + MrcLossDetector::HotEnd() <= 6 * kLine,
-                "the sender's and loss detector's hot members must end within line 5 (HotLineMask 0b111101)");
+  static_assert(offsetof(MrcQueuePair, m_setUp) < 2 * kLine, "the parts start in line 1, after the base class");
+  static_assert(offsetof(MrcQueuePair, m_loss) + MrcLossDetector::HotEnd() <= 5 * kLine,
+                "the sender's and loss detector's hot members must end within line 4");
+  static_assert(offsetof(MrcQueuePair, m_evTable) + 3 * sizeof(uint64_t) <= 6 * kLine,
+                "the EV table's port status (after its QP reference) must be in line 5");
 }
 #pragma GCC diagnostic pop
 
 MrcQueuePair::MrcQueuePair()
 {
-  // The base class's first line, and the four lines after the base class, where the members
-  // NextPacket touches most are kept (see the layout comment in the class; listing the first
-  // eight lines measured no faster).
-  m_hotLineMask = 0b111101;
+  // The base class's line and the five after it, where the members NextPacket touches most are
+  // kept (see the layout comment in the class).
+  m_hotLineMask = 0b111111;
 }
 
 MrcQueuePair::MrcQueuePair(const MrcQueuePair& prototype)

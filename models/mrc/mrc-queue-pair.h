@@ -25,6 +25,7 @@
 #define MRCSIM_MODELS_MRC_QUEUE_PAIR_H
 
 #include "models/engine/shared-config.h"
+#include "models/engine/trace-bundle.h"
 #include "models/mrc/ev-selector.h"
 #include "models/fabric/fabric-packet.h"
 #include "models/mrc/mrc-congestion-control.h"
@@ -42,6 +43,7 @@
 #include "ns3/abort.h"
 #include "ns3/event-id.h"
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -185,13 +187,13 @@ private:
   void FailQp(const std::string& cause) { Fail(cause); }
   void TraceEvState(uint16_t ev, int plane, EvState from, EvState to)
   {
-    if (m_traces)
-      m_traces->evState(m_qpn, ev, plane, from, to);
+    if (m_mrcTraces)
+      m_mrcTraces->evState(m_qpn, ev, plane, from, to);
   }
   void TraceDataSent(uint32_t psn, uint16_t ev, int plane, bool resend)
   {
-    if (m_traces)
-      m_traces->dataSent(m_qpn, psn, ev, plane, resend);
+    if (m_mrcTraces)
+      m_mrcTraces->dataSent(m_qpn, psn, ev, plane, resend);
   }
   /// \brief The loss detector declared packet `seq` lost: tells the NIC's QPs (MrcPathHealth).
   void ReportPathLoss(uint64_t seq, bool laterDelivered);
@@ -210,15 +212,15 @@ private:
   uint32_t SendTimeBits() const { return m_config->sendTimeBits; }
 
   // Layout: the members NextPacket (a NIC's visit) touches come first, right after the base
-  // class (128 bytes, lines 0 and 1), each part with its hot members first, and the NIC's visit
-  // event prefetches their lines (HotLineMask: the constructor names lines 0 and 2 to 5; see
-  // RdmaNic::Schedule). Lines 2 to 5 (bytes 128 to 383) hold the set-up flag, the sender's
-  // window, TX ring and messages (and its few cold members, bytes 256 to 279), and the loss
-  // detector's resend set, send-time base, progress time, timer and send order (bytes 280 to
-  // 359). The EV table (EVs, paths, active sets, port status; from byte 400) comes next, in
-  // lines 6 to 8, which the mask cannot name: a prefetch entry names six lines at most. The
-  // receiver, the parts' cold state and the configuration follow. Reordering these members or
-  // the parts' hot members moves lines: keep the mask naming them.
+  // class (72 bytes: line 0 and the start of line 1), each part with its hot members first, and
+  // the NIC's visit event prefetches their lines (HotLineMask: the constructor names lines 0 to
+  // 5, the most a prefetch entry names; see RdmaNic::Schedule). From byte 72 come the set-up
+  // flag, the sender's window, TX ring and messages (and its few cold members), then the loss
+  // detector's resend set, send-time base, progress time, timer and send order, ending within
+  // line 4 (CheckLayout), then the EV table, whose port status NextPacket reads first, in line 5.
+  // The rest of the EV table (EVs, paths, active sets), the receiver, the parts' cold state and
+  // the configuration follow. Reordering these members or the parts' hot members moves lines:
+  // keep the mask naming them.
   bool m_setUp = false;
   MrcSender m_sender{ *this };
   MrcLossDetector m_loss{ *this };
@@ -255,12 +257,12 @@ private:
   };
   SharedConfig<Config> m_config;
   /// The trace sources, made at the first connection (the data-sent one is called per packet).
-  struct Traces
+  struct MrcTraces
   {
     TracedCallback<uint32_t, uint16_t, int, EvState, EvState> evState;
     TracedCallback<uint32_t, uint32_t, uint16_t, int, bool> dataSent;
   };
-  LazyTraces<Traces> m_traces;
+  std::unique_ptr<MrcTraces> m_mrcTraces;
 };
 
 // Inline services of the parts that need the QP complete.

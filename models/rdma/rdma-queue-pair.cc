@@ -21,15 +21,15 @@ RdmaQueuePair::GetTypeId()
       .SetParent<Object>()
       .AddTraceSource("SendComplete",
                       "A posted message was fully acknowledged: (qpn, msgId, bytes, posted).",
-                      MakeTraceSourceAccessor(&RdmaQueuePair::m_sendComplete),
+                      MakeBundleTraceAccessor(&RdmaQueuePair::m_traces, &Traces::sendComplete),
                       "ns3::RdmaQueuePair::CompletionTracedCallback")
       .AddTraceSource("RecvComplete",
                       "A message was fully placed at the receiver: (qpn, msgId, bytes, first arrival).",
-                      MakeTraceSourceAccessor(&RdmaQueuePair::m_recvComplete),
+                      MakeBundleTraceAccessor(&RdmaQueuePair::m_traces, &Traces::recvComplete),
                       "ns3::RdmaQueuePair::CompletionTracedCallback")
       .AddTraceSource("Error",
                       "The QP failed: (qpn, cause).",
-                      MakeTraceSourceAccessor(&RdmaQueuePair::m_errorTrace),
+                      MakeBundleTraceAccessor(&RdmaQueuePair::m_traces, &Traces::error),
                       "ns3::RdmaQueuePair::ErrorTracedCallback");
   return tid;
 }
@@ -69,7 +69,8 @@ RdmaQueuePair::Fail(const std::string& cause)
     return;
   }
   m_error = true;
-  m_errorTrace(m_qpn, cause);
+  if (m_traces)
+    m_traces->error(m_qpn, cause);
   if (m_listener)
     m_listener->Failed(*this, cause);
 }

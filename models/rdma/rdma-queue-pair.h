@@ -7,6 +7,7 @@
 #include "models/fabric/fabric-frame.h"
 #include "models/fabric/fabric-packet.h"
 #include "models/engine/fabric-parallel-simulator.h"
+#include "models/engine/trace-bundle.h"
 #include "models/wire/roce-bth-header.h"
 
 #include "ns3/event-id.h"
@@ -17,6 +18,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace ns3
@@ -87,12 +89,17 @@ public:
   /// \brief The transport's counters so far.
   virtual RdmaQpCounters Counters() const = 0;
   /// \brief Every byte of message `id` (posted at `posted`) was acknowledged: fires SendComplete.
-  void SendComplete(uint64_t id, uint64_t bytes, Time posted) { m_sendComplete(m_qpn, id, bytes, posted); }
+  void SendComplete(uint64_t id, uint64_t bytes, Time posted)
+  {
+    if (m_traces)
+      m_traces->sendComplete(m_qpn, id, bytes, posted);
+  }
   /// \brief Every byte of the `id`-th message received (its first packet in at `firstArrival`)
   /// was placed: fires RecvComplete, which is what the runner counts as the message's completion.
   void RecvComplete(uint64_t id, uint64_t bytes, Time firstArrival)
   {
-    m_recvComplete(m_qpn, id, bytes, firstArrival);
+    if (m_traces)
+      m_traces->recvComplete(m_qpn, id, bytes, firstArrival);
     if (m_listener)
       m_listener->RecvComplete(*this, id, bytes, firstArrival);
   }
@@ -140,12 +147,16 @@ protected:
   uint8_t m_hotLineMask = 1; ///< see HotLineMask (1 to 63)
   bool m_isPrototype = false; ///< copied from, never bound (a transport's CreatePrototype)
   RdmaQpListener* m_listener = nullptr;
-
-  /// (qpn, message id, bytes, time posted): every byte acknowledged (sender side).
-  TracedCallback<uint32_t, uint64_t, uint64_t, Time> m_sendComplete;
-  /// (qpn, message id, bytes, time the first packet arrived): every byte placed (receiver side).
-  TracedCallback<uint32_t, uint64_t, uint64_t, Time> m_recvComplete;
-  TracedCallback<uint32_t, const std::string&> m_errorTrace;
+  /// The trace sources, made at the first connection (a run connects none per QP).
+  struct Traces
+  {
+    /// (qpn, message id, bytes, time posted): every byte acknowledged (sender side).
+    TracedCallback<uint32_t, uint64_t, uint64_t, Time> sendComplete;
+    /// (qpn, message id, bytes, time the first packet arrived): every byte placed (receiver side).
+    TracedCallback<uint32_t, uint64_t, uint64_t, Time> recvComplete;
+    TracedCallback<uint32_t, const std::string&> error;
+  };
+  std::unique_ptr<Traces> m_traces;
 };
 
 } // namespace ns3

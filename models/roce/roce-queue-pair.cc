@@ -72,11 +72,11 @@ RoceQueuePair::GetTypeId()
                     MakeBooleanChecker())
       .AddTraceSource("Stall",
                       "Progress resumed after timeouts: (qpn, time without progress).",
-                      MakeLazyTraceSourceAccessor(&RoceQueuePair::m_traces, &Traces::stall),
+                      MakeBundleTraceAccessor(&RoceQueuePair::m_roceTraces, &RoceTraces::stall),
                       "ns3::RoceQueuePair::StallTracedCallback")
       .AddTraceSource("Rewind",
                       "Go-back-N: (qpn, PSN resent from, packets to resend, timeout or NAK).",
-                      MakeLazyTraceSourceAccessor(&RoceQueuePair::m_traces, &Traces::rewind),
+                      MakeBundleTraceAccessor(&RoceQueuePair::m_roceTraces, &RoceTraces::rewind),
                       "ns3::RoceQueuePair::RewindTracedCallback");
   return tid;
 }
@@ -94,7 +94,7 @@ RoceQueuePair::CnpInterval() const
 
 RoceQueuePair::RoceQueuePair()
 {
-  m_hotLineMask = 0b111101; // the base class's first line and the requester's state after it
+  m_hotLineMask = 0b111111; // the base class's line and the requester's state after it
 }
 
 RoceQueuePair::RoceQueuePair(const RoceQueuePair& prototype)

@@ -13,7 +13,7 @@
 #ifndef MRCSIM_MODELS_ROCE_QUEUE_PAIR_H
 #define MRCSIM_MODELS_ROCE_QUEUE_PAIR_H
 
-#include "models/engine/shared-config.h"
+#include "models/engine/trace-bundle.h"
 #include "models/rdma/rdma-queue-pair.h"
 #include "models/roce/dcqcn-rate-control.h"
 #include "models/roce/roce-requester.h"
@@ -22,6 +22,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 
+#include <memory>
 #include <string>
 
 namespace ns3
@@ -94,13 +95,13 @@ private:
   void FailQp(const std::string& cause) { Fail(cause); }
   void TraceStall(Time lost)
   {
-    if (m_traces)
-      m_traces->stall(m_qpn, lost);
+    if (m_roceTraces)
+      m_roceTraces->stall(m_qpn, lost);
   }
   void TraceRewind(uint32_t fromPsn, uint64_t packets, bool timeout)
   {
-    if (m_traces)
-      m_traces->rewind(m_qpn, fromPsn, packets, timeout);
+    if (m_roceTraces)
+      m_roceTraces->rewind(m_qpn, fromPsn, packets, timeout);
   }
   /// \brief A new DCQCN rate control: the prototype's copy, or built from its attributes.
   Ptr<DcqcnRateControl> NewRateControl() const;
@@ -110,8 +111,8 @@ private:
   RoceQueuePair& operator=(const RoceQueuePair&) = delete;
 
   // Layout: the configuration NextPacket reads (port, entropy) and the requester's state come
-  // right after the base class, in the lines the constructor's HotLineMask names (the base
-  // class's first line, lines 2 to 5); the responder follows.
+  // right after the base class (72 bytes), in the lines the constructor's HotLineMask names
+  // (lines 0 to 5); the responder follows.
   // configuration
   uint16_t m_port;
   uint16_t m_entropy;
@@ -126,12 +127,12 @@ private:
   RoceResponder m_responder{ *this };
 
   /// The trace sources, made at the first connection.
-  struct Traces
+  struct RoceTraces
   {
     TracedCallback<uint32_t, Time> stall;
     TracedCallback<uint32_t, uint32_t, uint64_t, bool> rewind;
   };
-  LazyTraces<Traces> m_traces;
+  std::unique_ptr<RoceTraces> m_roceTraces;
   Ptr<const DcqcnRateControl> m_dcqcnPrototype; ///< what NewRateControl copies (CreatePrototype)
 };
 
