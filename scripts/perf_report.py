@@ -87,11 +87,15 @@ RUNNER_FIGURES = {
 
 
 def moe_step_figures():
-    """multiplane-131k's figures: the whole run, then per transport its time, events and results."""
+    """multiplane-131k's figures: the whole run, then per transport its time, the connections it
+    made and the time making them took, its events and events per second, and its results."""
     f = {"wall_s": ("wall", "{:.0f} s"), "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB)}
     for t in ("mrc", "rocev2"):
         f[t + "_s"] = ("summary.wall_clock.%s.seconds" % t, "{:.0f} s")
+        f[t + "_connections"] = ("summary.wall_clock.%s.connections" % t, "{:.0f}")
+        f[t + "_connect_s"] = ("summary.wall_clock.%s.connect_seconds" % t, "{:.1f} s")
         f[t + "_events_m"] = ("summary.runs.%s.events" % t, "{:.1f} M", 1e6)
+        f[t + "_events_per_s"] = ("summary.wall_clock.%s.events_per_second" % t, "{:.0f} k", 1e3)
         f[t + "_completion_us"] = ("summary.runs.%s.completion_us" % t, "{:.1f} us")
         f[t + "_experts_us"] = ("summary.runs.%s.collectives.experts.time_us.mean" % t, "{:.1f} us")
         f[t + "_rings_us"] = ("summary.runs.%s.collectives.data-parallel.time_us.mean" % t, "{:.1f} us")
@@ -112,30 +116,27 @@ def failure_storm_figures():
     return f
 
 
-def connection_paths(label):
-    """Where a connection-cost run's summary holds its transport's time and its connections (one
-    per message)."""
-    return "summary.wall_clock.%s.seconds" % label, "summary.runs.%s.messages.count" % label
-
-
 def connection_figures(label):
-    """A connection-cost run's figures: its transport's time (set-up, almost all of it), the
-    connections made and the time and peak memory per connection."""
-    seconds, count = connection_paths(label)
+    """A connection-cost run's figures: its transport's time (the connections made and the run of
+    one packet per directed pair), the connections made (GPU pairs, both directions), the wall
+    time spent making them, per connection, and the process's peak memory per connection."""
+    wc = "summary.wall_clock.%s." % label
     return {
-        "transport_s": (seconds, "{:.1f} s"),
-        "connections": (count, "{:.0f}"),
-        "us_per_connection": ("per_connection.us", "{:.0f} us"),
+        "transport_s": (wc + "seconds", "{:.1f} s"),
+        "connections": (wc + "connections", "{:.0f}"),
+        "connect_s": (wc + "connect_seconds", "{:.2f} s"),
+        "us_per_connection": ("per_connection.us", "{:.1f} us"),
         "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
         "peak_kib_per_connection": ("per_connection.peak_bytes", "{:.1f} KiB", 1024),
     }
 
 
 def per_connection(data, label):
-    """Per connection: the transport's time, and the whole process's peak memory (the fabric's
-    share included, so an upper bound)."""
-    seconds, count = (float(get(data, path)) for path in connection_paths(label))
-    return {"us": seconds * 1e6 / count, "peak_bytes": data["peak_rss_bytes"] / count}
+    """Per connection: the wall time spent making it, and the whole process's peak memory (the
+    fabric's share included, so an upper bound)."""
+    wc = get(data, "summary.wall_clock." + label)
+    n = float(wc["connections"])
+    return {"us": float(wc["connect_seconds"]) * 1e6 / n, "peak_bytes": data["peak_rss_bytes"] / n}
 
 
 # How a connection's cost grows: the connections benchmark with groups of 4 to 64 GPUs
@@ -172,9 +173,8 @@ def growth_figures(label):
 
 
 def growth_derived(data, label):
-    wc = get(data, "summary.wall_clock." + label)
-    n = float(wc["connections"])
-    return {"us_per_connection": float(wc["connect_seconds"]) * 1e6 / n, "peak_bytes_per_connection": data["peak_rss_bytes"] / n}
+    d = per_connection(data, label)
+    return {"us_per_connection": d["us"], "peak_bytes_per_connection": d["peak_bytes"]}
 
 
 def growth_benchmark(transport, fabric, group):

@@ -24,59 +24,65 @@ NsccCongestionControl::GetTypeId()
       .AddAttribute("TargetDelayFactor",
                     "Target queueing delay as a fraction of the base RTT (UEC: 0.75).",
                     DoubleValue(0.75),
-                    MakeDoubleAccessor(&NsccCongestionControl::m_targetFactor),
+                    MakeSharedConfigAccessor<DoubleValue>(&NsccCongestionControl::m_config, &Config::targetFactor),
                     MakeDoubleChecker<double>(0.01, 100))
       .AddAttribute("InitialWindow",
                     "Initial window in BDPs (UEC: 1.5).",
                     DoubleValue(1.5),
-                    MakeDoubleAccessor(&NsccCongestionControl::m_initialWindowBdp),
+                    MakeSharedConfigAccessor<DoubleValue>(&NsccCongestionControl::m_config, &Config::initialWindowBdp),
                     MakeDoubleChecker<double>(0.01))
       .AddAttribute("MaxWindow",
                     "Maximum window in BDPs (UEC: 1.5).",
                     DoubleValue(1.5),
-                    MakeDoubleAccessor(&NsccCongestionControl::m_maxWindowBdp),
+                    MakeSharedConfigAccessor<DoubleValue>(&NsccCongestionControl::m_config, &Config::maxWindowBdp),
                     MakeDoubleChecker<double>(0.01))
       .AddAttribute("MaxDecrease",
                     "Largest multiplicative decrease per base RTT (UEC: 0.5).",
                     DoubleValue(0.5),
-                    MakeDoubleAccessor(&NsccCongestionControl::m_maxDecrease),
+                    MakeSharedConfigAccessor<DoubleValue>(&NsccCongestionControl::m_config, &Config::maxDecrease),
                     MakeDoubleChecker<double>(0, 1))
       .AddAttribute("TrimDecrease",
                     "Extra multiplicative decrease on a trim, at most once per base RTT (0: off, as in uet-htsim).",
                     DoubleValue(0.0),
-                    MakeDoubleAccessor(&NsccCongestionControl::m_trimDecrease),
+                    MakeSharedConfigAccessor<DoubleValue>(&NsccCongestionControl::m_config, &Config::trimDecrease),
                     MakeDoubleChecker<double>(0, 1))
       .AddAttribute("FairIncrease",
                     "Fair (additive) increase per base RTT of acknowledgements, in MTUs.",
                     DoubleValue(1.0),
-                    MakeDoubleAccessor(&NsccCongestionControl::m_fairIncreaseMtu),
+                    MakeSharedConfigAccessor<DoubleValue>(&NsccCongestionControl::m_config, &Config::fairIncreaseMtu),
                     MakeDoubleChecker<double>(0))
       .AddAttribute("ProportionalGain",
                     "Proportional increase: MTUs added per base RTT of acknowledgements at zero queueing delay, "
                     "scaled by how far the delay is below the target.",
                     DoubleValue(8.0),
-                    MakeDoubleAccessor(&NsccCongestionControl::m_proportionalGain),
+                    MakeSharedConfigAccessor<DoubleValue>(&NsccCongestionControl::m_config, &Config::proportionalGain),
                     MakeDoubleChecker<double>(0))
       .AddAttribute("QuickAdaptDelay",
                     "Quick adapt also when an ACK's queueing delay exceeds this many target delays "
                     "(uet-htsim: 4; 0: only on trims and losses).",
                     DoubleValue(4.0),
-                    MakeDoubleAccessor(&NsccCongestionControl::m_quickAdaptDelay),
+                    MakeSharedConfigAccessor<DoubleValue>(&NsccCongestionControl::m_config, &Config::quickAdaptDelay),
                     MakeDoubleChecker<double>(0))
       .AddTraceSource("Window",
                       "Congestion window, bytes.",
-                      MakeTraceSourceAccessor(&NsccCongestionControl::m_window),
+                      MakeBundleTraceAccessor(&NsccCongestionControl::m_traces, &Traces::window),
                       "ns3::TracedValueCallback::Uint64");
   return tid;
 }
 
 NsccCongestionControl::NsccCongestionControl() = default;
 
+NsccCongestionControl::NsccCongestionControl(const NsccCongestionControl& prototype)
+  : MrcCongestionControl(prototype),
+    m_config(prototype.m_config)
+{
+}
+
 Ptr<MrcCongestionControl>
 NsccCongestionControl::Copy() const
 {
   NS_ABORT_MSG_IF(m_bdp != 0, "NsccCongestionControl::Copy: only a controller not yet initialised is copied");
-  return CopyObject<NsccCongestionControl>(Ptr<const NsccCongestionControl>(this));
+  return Ptr<NsccCongestionControl>(new NsccCongestionControl(*this), false);
 }
 
 void
@@ -86,15 +92,18 @@ NsccCongestionControl::Init(const MrcCcPath& path)
   m_mtu = path.mtu;
   m_baseRtt = path.baseRtt;
   m_bdp = static_cast<uint64_t>(path.baseRtt.GetSeconds() * path.lineRate.GetBitRate() / 8);
-  Set(m_initialWindowBdp * m_bdp);
-  NS_LOG_DEBUG("base RTT " << m_baseRtt << ", BDP " << m_bdp << " bytes, window " << m_window.Get());
+  Set(m_config->initialWindowBdp * m_bdp);
+  NS_LOG_DEBUG("base RTT " << m_baseRtt << ", BDP " << m_bdp << " bytes, window " << m_window);
 }
 
 void
 NsccCongestionControl::Set(double window)
 {
-  double w = std::clamp(window, double(m_mtu), m_maxWindowBdp * m_bdp);
-  m_window = static_cast<uint64_t>(w);
+  double w = std::clamp(window, double(m_mtu), m_config->maxWindowBdp * m_bdp);
+  const uint64_t next = static_cast<uint64_t>(w);
+  if (m_traces && next != m_window)
+    m_traces->window(m_window, next);
+  m_window = next;
 }
 
 void
@@ -115,7 +124,7 @@ NsccCongestionControl::OnAck(uint64_t bytes, Time rtt, bool ecn)
   }
   m_ackedInWindow += bytes;
 
-  const double target = m_targetFactor * m_baseRtt.GetSeconds();
+  const double target = m_config->targetFactor * m_baseRtt.GetSeconds();
   // Queueing delay, never negative (UEC: max(0, RTT - base RTT)): an RTT below the base RTT means
   // an empty queue, not a negative one. Compared as Times first: GetSeconds of a negative Time
   // left-shifts a negative value in ns-3's int64x64 (undefined behaviour).
@@ -124,18 +133,18 @@ NsccCongestionControl::OnAck(uint64_t bytes, Time rtt, bool ecn)
   // maximum window (uet-htsim: delay above 4 targets, achieved below an eighth of the maximum
   // window): at a last hop, where no ECN marks, the cut that brings an incast's senders to their
   // achieved rates and so towards equal shares.
-  if (m_quickAdaptDelay > 0 && delay > m_quickAdaptDelay * target &&
-      double(Achieved()) < m_maxWindowBdp * m_bdp / 8 && QuickAdapt())
+  if (m_config->quickAdaptDelay > 0 && delay > m_config->quickAdaptDelay * target &&
+      double(Achieved()) < m_config->maxWindowBdp * m_bdp / 8 && QuickAdapt())
   {
     return;
   }
-  const double w = double(m_window.Get());
+  const double w = double(m_window);
   const double perRtt = double(bytes) / std::max(w, 1.0); // fraction of a window acknowledged
   if (ecn && delay > target)
   {
     if (!m_decreasedOnce || now - m_lastDecrease >= m_baseRtt)
     {
-      double cut = std::min(m_maxDecrease, (delay - target) / delay);
+      double cut = std::min(m_config->maxDecrease, (delay - target) / delay);
       Set(w * (1 - cut));
       m_lastDecrease = now;
       m_decreasedOnce = true;
@@ -146,10 +155,10 @@ NsccCongestionControl::OnAck(uint64_t bytes, Time rtt, bool ecn)
   {
     return; // low delay: a transient mark
   }
-  double grow = m_fairIncreaseMtu * m_mtu * perRtt;
+  double grow = m_config->fairIncreaseMtu * m_mtu * perRtt;
   if (delay < target)
   {
-    grow += m_proportionalGain * m_mtu * (target - delay) / target * perRtt;
+    grow += m_config->proportionalGain * m_mtu * (target - delay) / target * perRtt;
   }
   Set(w + grow);
 }
@@ -159,12 +168,12 @@ NsccCongestionControl::OnTrim()
 {
   // The trimmed packet leaves the window (as uet-htsim's NSCC does on a NACK); an optional
   // multiplicative cut, at most once per base RTT; quick adapt.
-  Set(double(m_window.Get()) - m_mtu);
+  Set(double(m_window) - m_mtu);
   const Time now = Simulator::Now();
-  if (m_trimDecrease > 0 && (!m_decreasedOnce || now - m_lastDecrease >= m_baseRtt))
+  if (m_config->trimDecrease > 0 && (!m_decreasedOnce || now - m_lastDecrease >= m_baseRtt))
   {
-    Set(double(m_window.Get()) * (1 - m_trimDecrease));
-    NS_LOG_LOGIC("trim: window cut to " << m_window.Get());
+    Set(double(m_window) * (1 - m_config->trimDecrease));
+    NS_LOG_LOGIC("trim: window cut to " << m_window);
     m_lastDecrease = now;
     m_decreasedOnce = true;
   }
@@ -190,10 +199,10 @@ NsccCongestionControl::QuickAdapt()
     return false;
   }
   const uint64_t achieved = Achieved();
-  if (achieved > 0 && achieved < m_window.Get())
+  if (achieved > 0 && achieved < m_window)
   {
     Set(double(achieved));
-    NS_LOG_LOGIC("quick adapt: window " << m_window.Get());
+    NS_LOG_LOGIC("quick adapt: window " << m_window);
     m_lastQuickAdapt = now;
     m_adaptedOnce = true;
     return true;

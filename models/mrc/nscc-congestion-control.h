@@ -16,11 +16,14 @@
 #ifndef MRCSIM_MODELS_NSCC_CONGESTION_CONTROL_H
 #define MRCSIM_MODELS_NSCC_CONGESTION_CONTROL_H
 
+#include "models/engine/shared-config.h"
+#include "models/engine/trace-bundle.h"
 #include "models/mrc/mrc-congestion-control.h"
 
-#include "ns3/traced-value.h"
+#include "ns3/traced-callback.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace ns3
 {
@@ -42,24 +45,39 @@ public:
   uint64_t GetBdp() const { return m_bdp; }
 
 private:
+  /// \brief Copies the configuration of `prototype` (never initialised), none of its state.
+  NsccCongestionControl(const NsccCongestionControl& prototype);
+  NsccCongestionControl& operator=(const NsccCongestionControl&) = delete;
   bool QuickAdapt();
   /// What the path delivered lately: the larger of the last whole base RTT's and the current one's acknowledged bytes.
   uint64_t Achieved() const { return std::max(m_ackedLastWindow, m_ackedInWindow); }
   void Set(double window);
 
-  double m_targetFactor;
-  double m_initialWindowBdp;
-  double m_maxWindowBdp;
-  double m_maxDecrease;
-  double m_trimDecrease;
-  double m_fairIncreaseMtu;
-  double m_proportionalGain;
-  double m_quickAdaptDelay;
+  /// The attributes, shared by the controllers copied from one prototype (SharedConfig).
+  struct Config : SimpleRefCount<Config>
+  {
+    double targetFactor;
+    double initialWindowBdp;
+    double maxWindowBdp;
+    double maxDecrease;
+    double trimDecrease;
+    double fairIncreaseMtu;
+    double proportionalGain;
+    double quickAdaptDelay;
+  };
+  SharedConfig<Config> m_config;
+  /// The trace source, made at the first connection: the window's changes (old, new), as a
+  /// TracedValue reports them.
+  struct Traces
+  {
+    TracedCallback<uint64_t, uint64_t> window;
+  };
+  std::unique_ptr<Traces> m_traces;
   uint32_t m_mtu = 4096; ///< the QP's MTU (Init)
 
   Time m_baseRtt;
   uint64_t m_bdp = 0;
-  TracedValue<uint64_t> m_window;
+  uint64_t m_window = 0;
   Time m_lastDecrease;
   bool m_decreasedOnce = false;
   bool m_acking = false;   ///< an ACK has come

@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -267,5 +268,34 @@ TEST_CASE("NSCC laws: a queueing delay above QuickAdaptDelay targets quick-adapt
   const uint64_t fastBefore = fast->GetWindow();
   At(Base() + MicroSeconds(2), [&] { fast->OnAck(kMtu, Rtt(Target() * 5), false); });
   CHECK(fast->GetWindow() > fastBefore);
+  Simulator::Destroy();
+}
+
+namespace
+{
+
+void
+RecordWindow(std::vector<std::pair<uint64_t, uint64_t>>* changes, uint64_t from, uint64_t to)
+{
+  changes->emplace_back(from, to);
+}
+
+} // namespace
+
+TEST_CASE("NSCC: the Window trace reports the window's changes (old, new), from its first value", "[nscc]")
+{
+  std::vector<std::pair<uint64_t, uint64_t>> changes;
+  auto cc = CreateObject<NsccCongestionControl>();
+  cc->SetAttribute("InitialWindow", DoubleValue(0.5));
+  REQUIRE(cc->TraceConnectWithoutContext("Window", MakeBoundCallback(&RecordWindow, &changes)));
+  cc->Init(MrcCcPath{ Base(), DataRate(kLine), kMtu });
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].first == 0);
+  CHECK(changes[0].second == cc->GetWindow());
+  const uint64_t before = cc->GetWindow();
+  cc->OnAck(kMtu, Rtt(Time(0)), false); // grows
+  REQUIRE(changes.size() == 2);
+  CHECK(changes[1] == std::make_pair(before, cc->GetWindow()));
+  CHECK(cc->GetWindow() > before);
   Simulator::Destroy();
 }
