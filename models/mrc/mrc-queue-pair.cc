@@ -214,37 +214,40 @@ MrcQueuePair::Copy() const
   return Ptr<MrcQueuePair>(new MrcQueuePair(*this), false);
 }
 
+namespace
+{
+
+/// A copy of `prototype` when it is of type `type` (the QP's type may have been set to another
+/// since the prototype was made), else a `T` built from `type`; aborts if `type` is no `T`
+/// (`attribute` names the QP's attribute that chose it).
+template<typename T>
+Ptr<T>
+CopyOrBuild(const Ptr<const T>& prototype, TypeId type, const char* attribute)
+{
+  Ptr<T> made = prototype && prototype->GetInstanceTypeId() == type ? prototype->Copy() : nullptr;
+  if (!made)
+  {
+    ObjectFactory factory;
+    factory.SetTypeId(type);
+    made = factory.Create<T>();
+    NS_ABORT_MSG_IF(!made,
+                    "MrcQueuePair: " << attribute << " \"" << type.GetName() << "\" is not an " << T::GetTypeId().GetName());
+  }
+  return made;
+}
+
+} // namespace
+
 Ptr<MrcCongestionControl>
 MrcQueuePair::NewCongestionControl() const
 {
-  const Config& c = *m_config;
-  // The prototype's controller, unless this QP's type was set to another since.
-  Ptr<MrcCongestionControl> cc =
-    c.ccPrototype && c.ccPrototype->GetInstanceTypeId() == c.ccType ? c.ccPrototype->Copy() : nullptr;
-  if (!cc)
-  {
-    ObjectFactory factory;
-    factory.SetTypeId(c.ccType);
-    cc = factory.Create<MrcCongestionControl>();
-    NS_ABORT_MSG_IF(!cc, "MrcQueuePair: CongestionControl \"" << c.ccType.GetName() << "\" is not an ns3::MrcCongestionControl");
-  }
-  return cc;
+  return CopyOrBuild(m_config->ccPrototype, m_config->ccType, "CongestionControl");
 }
 
 Ptr<EvSelector>
 MrcQueuePair::NewSelector() const
 {
-  const Config& c = *m_config;
-  Ptr<EvSelector> selector =
-    c.selectorPrototype && c.selectorPrototype->GetInstanceTypeId() == c.selectorType ? c.selectorPrototype->Copy() : nullptr;
-  if (!selector)
-  {
-    ObjectFactory factory;
-    factory.SetTypeId(c.selectorType);
-    selector = factory.Create<EvSelector>();
-    NS_ABORT_MSG_IF(!selector, "MrcQueuePair: EvSelector \"" << c.selectorType.GetName() << "\" is not an ns3::EvSelector");
-  }
-  return selector;
+  return CopyOrBuild(m_config->selectorPrototype, m_config->selectorType, "EvSelector");
 }
 
 void

@@ -2,6 +2,7 @@
 // every attribute of its prototype, and QPs copied from a prototype (with their congestion
 // controller, EV selector and DCQCN rate control) run exactly as QPs built attribute by attribute.
 #include "fabric-test-fixture.h"
+#include "roce-fabric.h"
 
 #include "models/mrc/mrc-connect.h"
 #include "models/roce/roce-connect.h"
@@ -119,15 +120,7 @@ Outcome
 RoceIncast(Ptr<const RoceQueuePair> prototype, uint64_t* cnps)
 {
   FabricFixture f(TinyMultiplane());
-  for (auto cfg : { f.net->GetFabricPortConfig(), f.net->GetLastHopPortConfig(), f.net->GetNicPortConfig() })
-    cfg->SetAttribute("PfcEnabled", BooleanValue(true));
-  const auto ecn = DcqcnRateControl::EcnThresholdsOf(DcqcnRateControl::DefaultProfile(), DataRate("100Gb/s"));
-  for (auto cfg : { f.net->GetFabricPortConfig(), f.net->GetLastHopPortConfig() })
-  {
-    cfg->SetAttribute("EcnKmin", UintegerValue(ecn.kminBytes));
-    cfg->SetAttribute("EcnKmax", UintegerValue(ecn.kmaxBytes));
-    cfg->SetAttribute("EcnPmax", DoubleValue(ecn.pmax));
-  }
+  RoceFabric(*f.net);
   Outcome o;
   std::vector<std::pair<Ptr<RoceQueuePair>, Ptr<RoceQueuePair>>> qps;
   for (uint32_t src = 1; src <= 3; ++src)

@@ -1,6 +1,7 @@
 // RoCEv2 QP over ECMP: goodput, go-back-N under loss, DCQCN fairness, PFC incast, and recovery
 // only through ECMP repair after a link failure.
 #include "fabric-test-fixture.h"
+#include "roce-fabric.h"
 #include "tests/roce-invariants.h"
 
 #include "models/roce/dcqcn-rate-control.h"
@@ -186,17 +187,7 @@ TEST_CASE("roce: under random loss every message arrives intact and in order", "
 TEST_CASE("roce: two QPs through one bottleneck converge to a fair share", "[roce][dcqcn]")
 {
   FabricFixture f(test::TinyMultiplane());
-  // The ports as the scenario runner sets them for RoCEv2: PFC on, and switches that mark as the
-  // default DCQCN profile's source says (its Kmax lies above the ports' 1 MiB data limit).
-  for (auto cfg : { f.net->GetFabricPortConfig(), f.net->GetLastHopPortConfig(), f.net->GetNicPortConfig() })
-    cfg->SetAttribute("PfcEnabled", BooleanValue(true));
-  const auto ecn = DcqcnRateControl::EcnThresholdsOf(DcqcnRateControl::DefaultProfile(), DataRate("100Gb/s"));
-  for (auto cfg : { f.net->GetFabricPortConfig(), f.net->GetLastHopPortConfig() })
-  {
-    cfg->SetAttribute("EcnKmin", UintegerValue(ecn.kminBytes));
-    cfg->SetAttribute("EcnKmax", UintegerValue(ecn.kmaxBytes));
-    cfg->SetAttribute("EcnPmax", DoubleValue(ecn.pmax));
-  }
+  RoceFabric(*f.net);
   auto a = ConnectRoce(*f.net, 0, 2, 0, 0xC001);
   auto b = ConnectRoce(*f.net, 1, 2, 0, 0xC002);
   Completions ca;
