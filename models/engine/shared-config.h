@@ -9,33 +9,35 @@
 
 #include "ns3/attribute-accessor-helper.h"
 #include "ns3/ptr.h"
-#include "ns3/simple-ref-count.h"
+
+#include <memory>
 
 
 namespace ns3
 {
 
-/// \brief An object's configuration `Config` (a SimpleRefCount<Config> of plain values), shared
-/// with the objects copied from it. Copying the holder shares the configuration; Mutable()
-/// copies it first when it is shared, so a write never changes another object's. Objects made,
-/// copied and written on one thread (a run's set-up).
+/// \brief An object's configuration `Config` (a struct of plain values), shared with the objects
+/// copied from it. Copying the holder shares the configuration; Mutable() copies it first when it
+/// is shared, so a write never changes another object's. Copies may be made on the partitions'
+/// threads at once (a QP's controller is copied from its prototype at the QP's first message),
+/// so the count of sharers is atomic; writes happen where attributes are set, at set-up.
 template<typename Config>
 class SharedConfig
 {
 public:
-  SharedConfig() : m_config(Create<Config>()) {}
-  const Config* operator->() const { return PeekPointer(m_config); }
+  SharedConfig() : m_config(std::make_shared<Config>()) {}
+  const Config* operator->() const { return m_config.get(); }
   const Config& operator*() const { return *m_config; }
   /// \brief This object's own configuration, to write.
   Config& Mutable()
   {
-    if (m_config->GetReferenceCount() > 1)
-      m_config = Create<Config>(*m_config);
+    if (m_config.use_count() > 1)
+      m_config = std::make_shared<Config>(*m_config);
     return *m_config;
   }
 
 private:
-  Ptr<Config> m_config;
+  std::shared_ptr<Config> m_config;
 };
 
 /// \brief The accessor of an attribute kept in member `member` of the SharedConfig `holder` of

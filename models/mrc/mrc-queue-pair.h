@@ -232,7 +232,7 @@ private:
 
   /// The attributes, shared by the QPs copied from one prototype (SharedConfig), and what a
   /// copy's NewCongestionControl and NewSelector copy (CreatePrototype).
-  struct Config : SimpleRefCount<Config>
+  struct Config
   {
     uint32_t evCount;
     uint32_t backupsPerPlane;

@@ -54,7 +54,7 @@ private:
   void Set(double window);
 
   /// The attributes, shared by the controllers copied from one prototype (SharedConfig).
-  struct Config : SimpleRefCount<Config>
+  struct Config
   {
     double targetFactor;
     double initialWindowBdp;

@@ -19,7 +19,7 @@ public:
   static TypeId GetTypeId();
   PenaltyEvSelector();
   int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override;
-  Ptr<EvSelector> Copy() const override { return CopyObject<PenaltyEvSelector>(Ptr<const PenaltyEvSelector>(this)); }
+  Ptr<EvSelector> Copy() const override { return Ptr<EvSelector>(new PenaltyEvSelector(*this), false); }
   void OnFeedback(uint16_t id, EvFeedback feedback) override;
 
 private:

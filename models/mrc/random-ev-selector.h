@@ -17,7 +17,7 @@ public:
   static TypeId GetTypeId();
   RandomEvSelector();
   int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override;
-  Ptr<EvSelector> Copy() const override { return CopyObject<RandomEvSelector>(Ptr<const RandomEvSelector>(this)); }
+  Ptr<EvSelector> Copy() const override { return Ptr<EvSelector>(new RandomEvSelector(*this), false); }
   void SetStream(uint64_t stream) override;
 
 private:

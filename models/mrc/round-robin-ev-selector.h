@@ -15,7 +15,7 @@ class RoundRobinEvSelector : public EvSelector
 public:
   static TypeId GetTypeId();
   int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override;
-  Ptr<EvSelector> Copy() const override { return CopyObject<RoundRobinEvSelector>(Ptr<const RoundRobinEvSelector>(this)); }
+  Ptr<EvSelector> Copy() const override { return Ptr<EvSelector>(new RoundRobinEvSelector(*this), false); }
 
 private:
   std::vector<size_t> m_next; ///< per NIC port

@@ -133,7 +133,9 @@ RoceQueuePair::Copy(uint16_t port, uint16_t entropy) const
 Ptr<DcqcnRateControl>
 RoceQueuePair::NewRateControl() const
 {
-  return m_dcqcnPrototype ? CopyObject<DcqcnRateControl>(m_dcqcnPrototype) : CreateObject<DcqcnRateControl>();
+  // Copied as it is, without a reference to it: QPs on the partitions' threads copy it at once.
+  return m_dcqcnPrototype ? Ptr<DcqcnRateControl>(new DcqcnRateControl(*PeekPointer(m_dcqcnPrototype)), false)
+                          : CreateObject<DcqcnRateControl>();
 }
 
 void

@@ -5,6 +5,10 @@
 #include "roce-fabric.h"
 
 #include "models/mrc/mrc-connect.h"
+#include "models/mrc/nscc-congestion-control.h"
+#include "models/mrc/penalty-ev-selector.h"
+#include "models/mrc/random-ev-selector.h"
+#include "models/mrc/round-robin-ev-selector.h"
 #include "models/roce/roce-connect.h"
 
 #include "ns3/boolean.h"
@@ -17,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -249,4 +254,45 @@ TEST_CASE("qp prototype: an attribute written on one copy changes that copy alon
   b->SetAttribute("EvCount", UintegerValue(16));
   prototype->Copy()->GetAttribute("EvCount", read);
   CHECK(read.Get() == 128);
+}
+
+TEST_CASE("qp prototype: threads copy a controller or selector at once, leaving the prototype as it was",
+          "[mrc][prototype]")
+{
+  // QPs copy them at their first message, on the partitions' threads at once. A copy that took a
+  // reference to the prototype (CopyObject does) would race on its count, which is not atomic:
+  // counts lost between two threads leave it wrong (or free the prototype).
+  std::vector<Ptr<Object>> prototypes = { CreateObject<NsccCongestionControl>(),
+                                          CreateObject<RoundRobinEvSelector>(),
+                                          CreateObject<RandomEvSelector>(),
+                                          CreateObject<PenaltyEvSelector>() };
+  for (const Ptr<Object>& prototype : prototypes)
+  {
+    INFO(prototype->GetInstanceTypeId().GetName());
+    const uint32_t before = prototype->GetReferenceCount();
+    const Object* raw = PeekPointer(prototype);
+    auto copyMany = [raw](bool* sameType)
+    {
+      *sameType = true;
+      for (int i = 0; i < 100000; ++i)
+      {
+        Ptr<Object> copy;
+        if (auto cc = dynamic_cast<const MrcCongestionControl*>(raw))
+          copy = cc->Copy();
+        else
+          copy = dynamic_cast<const EvSelector*>(raw)->Copy();
+        *sameType = *sameType && copy && copy->GetInstanceTypeId() == raw->GetInstanceTypeId() &&
+                    copy->GetReferenceCount() == 1;
+      }
+    };
+    bool sameA = false;
+    bool sameB = false;
+    std::thread a(copyMany, &sameA);
+    std::thread b(copyMany, &sameB);
+    a.join();
+    b.join();
+    CHECK(sameA);
+    CHECK(sameB);
+    CHECK(prototype->GetReferenceCount() == before);
+  }
 }
