@@ -258,7 +258,6 @@ MrcQueuePair::DoDispose()
   m_receiver.Dispose();
   m_sender.Dispose();
   m_health = nullptr;
-  m_peer = nullptr;
   RdmaQueuePair::DoDispose();
 }
 
@@ -389,12 +388,12 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
     m_loss.ResendInFlightOnPort(port);
     WakeAllPorts();
   }
-  if (m_peer)
+  if (m_peerNode != kNoPeer)
   {
     // An event of the peer's node, which may run in another partition or on another rank.
-    PortNoticeMessage::Send(m_peer->NodeId(),
+    PortNoticeMessage::Send(m_peerNode,
                             m_config->portStatusDelay,
-                            PortNotice{ m_peer->GetQpn(), static_cast<uint32_t>(m_nic->PlaneOfPort(port)), up ? 1u : 0u });
+                            PortNotice{ m_remoteQpn, static_cast<uint32_t>(m_nic->PlaneOfPort(port)), up ? 1u : 0u });
   }
 }
 

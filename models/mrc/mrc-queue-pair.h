@@ -86,8 +86,11 @@ public:
     PerNic, ///< every MRC QP of the NIC whose paths share the suspect links (MrcPathHealth)
   };
 
-  /// \brief The QP at the other end (its NIC's port-status messages reach it).
-  void SetPeer(MrcQueuePair* peer) { m_peer = peer; }
+  /// \brief The node of the QP at the other end (GetRemoteQpn there): this QP's port-status
+  /// messages go to it (none without one, kNoPeer). A number, not the QP: under MPI the peer may
+  /// live in another process.
+  void SetPeerNode(uint32_t node) { m_peerNode = node; }
+  static constexpr uint32_t kNoPeer = UINT32_MAX;
 
   uint64_t PostWrite(uint64_t bytes) override;
   FramePtr NextPacket(uint16_t port, Time* retryAt) override;
@@ -227,7 +230,7 @@ private:
   MrcEvTable m_evTable{ *this };
   MrcReceiver m_receiver{ *this };
 
-  MrcQueuePair* m_peer = nullptr;
+  uint32_t m_peerNode = kNoPeer;
   Ptr<MrcPathHealth> m_health; ///< the NIC's, with HealthScope per-nic in SRv6 mode
 
   /// The attributes, shared by the QPs copied from one prototype (SharedConfig), and what a

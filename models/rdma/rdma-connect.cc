@@ -2,6 +2,8 @@
 
 #include "ns3/log.h"
 
+#include <tuple>
+
 namespace ns3
 {
 
@@ -22,31 +24,20 @@ GetOrCreateNic(FabricNetwork& net, uint32_t gpu)
   return nic;
 }
 
-namespace
-{
-
-uint32_t
-NextQpn(Ptr<RdmaNic> nic)
-{
-  uint32_t qpn = 1;
-  while (nic->GetQueuePair(qpn))
-  {
-    ++qpn;
-  }
-  return qpn;
-}
-
-} // namespace
-
 void
 ConnectQueuePairs(FabricNetwork& net, uint32_t a, uint32_t b, Ptr<RdmaQueuePair> x, Ptr<RdmaQueuePair> y)
 {
   Ptr<RdmaNic> na = GetOrCreateNic(net, a);
   Ptr<RdmaNic> nb = GetOrCreateNic(net, b);
-  uint32_t qa = NextQpn(na);
-  uint32_t qb = a == b ? qa + 1 : NextQpn(nb);
-  na->AddQueuePair(x, qa, b, qb);
-  nb->AddQueuePair(y, qb, a, qa);
+  const uint32_t qa = na->TakeQpn();
+  const uint32_t qb = nb->TakeQpn();
+  for (auto [nic, qp, qpn, remoteGpu, remoteQpn] : { std::make_tuple(na, x, qa, b, qb), std::make_tuple(nb, y, qb, a, qa) })
+  {
+    if (FabricParallelSimulatorImpl::RunsHere(nic->GetNodeId()))
+      nic->AddQueuePair(qp, qpn, remoteGpu, remoteQpn);
+    else
+      qp->Bind(PeekPointer(nic), qpn, remoteGpu, remoteQpn);
+  }
 }
 
 } // namespace ns3

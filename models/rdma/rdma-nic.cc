@@ -154,6 +154,14 @@ RdmaNic::AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, u
   }
 }
 
+uint32_t
+RdmaNic::TakeQpn()
+{
+  while (FindQp(m_nextQpn))
+    ++m_nextQpn;
+  return m_nextQpn++;
+}
+
 Ptr<RdmaQueuePair>
 RdmaNic::GetQueuePair(uint32_t qpn) const
 {

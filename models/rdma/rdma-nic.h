@@ -48,6 +48,9 @@ public:
 
   /// \brief Adds a QP under number `qpn` (unique on this NIC) bound to its peer.
   void AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn);
+  /// \brief Takes the lowest QP number neither used nor taken before, for a QP to be added or
+  /// for one another process adds (a NIC is numbered alike in every process of an MPI run).
+  uint32_t TakeQpn();
   Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
   /// \brief The NIC of node `nodeId` (a message's receiving context), or null if it has none.
   static Ptr<RdmaNic> OfNode(uint32_t nodeId);
@@ -112,6 +115,7 @@ private:
   /// QPs by number, sorted: a NIC has a few, and a lookup per received frame then reads one
   /// array instead of a tree's nodes.
   std::vector<std::pair<uint32_t, Ptr<RdmaQueuePair>>> m_qps;
+  uint32_t m_nextQpn = 1; ///< every number below is used or taken (TakeQpn)
   std::vector<PortState> m_ports;
   std::vector<int> m_planes; ///< plane of each NIC port
   const mrcsim::FabricRouting* m_routing = nullptr;

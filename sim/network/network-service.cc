@@ -73,7 +73,8 @@ NetworkService::OnNotice(const Notice& notice, std::string_view cause)
 NetworkService::~NetworkService()
 {
   for (Side& side : m_sides)
-    side.qp->SetListener(nullptr); // a QP may outlive the service (its NIC holds it)
+    if (side.qp)
+      side.qp->SetListener(nullptr); // a QP may outlive the service (its NIC holds it)
 }
 
 void
@@ -110,9 +111,9 @@ NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<v
   if (m_fair)
   {
     // Here, in the workload's event, which every rank runs: the reference is the same on all.
-    std::vector<std::pair<ns3::RdmaQueuePair*, uint64_t>> parts;
+    std::vector<std::pair<FairReference::Route, uint64_t>> parts;
     for (const auto& [side, partBytes] : Writes(c, src, bytes))
-      parts.emplace_back(ns3::PeekPointer(side->qp), partBytes);
+      parts.emplace_back(side->route, partBytes);
     m_fair->AddMessage(src, dst, bytes, ns3::Simulator::Now(), parts);
   }
   if (post.IsStrictlyPositive())
@@ -201,7 +202,8 @@ NetworkService::Post(Connection& c, uint32_t src, uint64_t bytes, std::function<
       continue;
     }
     side->sent->push_back(std::move(pending[i]));
-    side->qp->PostWrite(writes[i].second);
+    if (side->qp) // else another MPI rank runs it (and posts the write there)
+      side->qp->PostWrite(writes[i].second);
   }
 }
 
@@ -264,11 +266,16 @@ NetworkService::Add(Connection& c, Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueue
   for (auto [side, qp, peer] : { std::make_tuple(sx, x, sy), std::make_tuple(sy, y, sx) })
   {
     side->owner = this;
-    side->qp = qp;
     side->peer = peer;
     // This QP's GPU is the one its peer QP sends to.
     side->completionLatency = ns3::GetOrCreateNic(m_net, (qp == x ? y : x)->GetRemoteGpu())->CompletionLatency();
+    side->route = FairReference::RouteOf(*qp);
     side->sent = &m_queues.emplace_back();
+    // Across MPI ranks another rank's QP is not kept (ConnectQueuePairs left it out of its NIC):
+    // its rank runs it, and tells every rank of its completions and errors.
+    if (!ns3::FabricParallelSimulatorImpl::RunsHere(qp->NodeId()))
+      continue;
+    side->qp = qp;
     qp->SetListener(side);
     m_qps.push_back(qp);
     for (ConnectionObserver* o : m_observers)

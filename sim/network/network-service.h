@@ -42,7 +42,8 @@ public:
   virtual ~ConnectionObserver() = default;
   /// \brief GPUs a < b are connected for the first time; their QPs are made next.
   virtual void OnConnection(uint32_t a, uint32_t b) {}
-  /// \brief A QP was made (each of a connection's, after OnConnection).
+  /// \brief A QP of this process was made (each of a connection's that this process runs, after
+  /// OnConnection: in a run across MPI ranks, those of its own GPUs).
   virtual void OnQp(ns3::Ptr<ns3::RdmaQueuePair> qp) {}
 };
 
@@ -88,7 +89,9 @@ public:
   /// from now on, with the QPs that carry its parts (sim/references/fair-reference.h).
   void SetFairReference(FairReference* fair) { m_fair = fair; }
 
-  const std::vector<ns3::Ptr<ns3::RdmaQueuePair>>& AllQps() const { return m_qps; }
+  /// \brief The QPs this process runs: every QP, but in a run across MPI ranks only those of the
+  /// rank's own GPUs (a connection's other QP lives on its GPU's rank alone).
+  const std::vector<ns3::Ptr<ns3::RdmaQueuePair>>& Qps() const { return m_qps; }
   /// \brief "QP n: cause" of every QP that went into error, in order.
   const std::vector<std::string>& Errors() const { return m_errors; }
   /// \brief Messages that failed: some part was posted on (or waiting on) a QP in error.
@@ -105,18 +108,20 @@ private:
   /// has millions of QPs.
   using PendingQueue = ns3::RingQueue<Pending>;
 
-  /// One QP of a connection: the QP, the queue of parts it sends (completed by its peer), and
-  /// whether it is in error. It listens to its QP.
+  /// One QP of a connection: the QP (null when another MPI rank runs it), the queue of parts it
+  /// sends (completed by its peer), its route for the fair-share reference, and whether it is in
+  /// error. It listens to its QP. The sides are the workloads' state, the same in every process.
   struct Side : ns3::RdmaQpListener
   {
     void RecvComplete(ns3::RdmaQueuePair& qp, uint64_t id, uint64_t bytes, ns3::Time firstArrival) override;
     void Failed(ns3::RdmaQueuePair& qp, const std::string& cause) override;
 
     NetworkService* owner = nullptr;
-    ns3::Ptr<ns3::RdmaQueuePair> qp;
+    ns3::Ptr<ns3::RdmaQueuePair> qp; ///< null when another MPI rank runs it
     Side* peer = nullptr;         ///< the other end's QP
     PendingQueue* sent = nullptr; ///< parts this QP sent, completed at the peer's receive
     bool failed = false;
+    FairReference::Route route;
     uint32_t index = 0;             ///< in m_sides (what a completion notice names)
     ns3::Time completionLatency;    ///< of this QP's NIC: when its host learns of a completion
   };

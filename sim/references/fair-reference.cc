@@ -25,12 +25,23 @@ FairReference::FairReference(ns3::FabricNetwork& net, const IdealModel& ideal)
   m_input.capacityBps.resize(m_nicLinkBase + 2 * fabric.NumGpus(), ideal.gpuBandwidthBps);
 }
 
+FairReference::Route
+FairReference::RouteOf(const ns3::RdmaQueuePair& qp)
+{
+  if (const auto* roce = dynamic_cast<const ns3::RoceQueuePair*>(&qp))
+  {
+    const ns3::FabricPacketSpec spec = roce->PathSpec();
+    return Route{ true, static_cast<uint16_t>(spec.plane), spec.entropy };
+  }
+  return Route{};
+}
+
 std::vector<uint32_t>
-FairReference::EcmpPath(const ns3::RoceQueuePair& roce, uint32_t src, uint32_t dst)
+FairReference::EcmpPath(const Route& route, uint32_t src, uint32_t dst)
 {
   const Fabric& fabric = m_net.GetFabric();
   const FabricRouting& routing = m_net.Routing();
-  const int plane = roce.GetPlane();
+  const int plane = route.plane;
   const Attachment& first = routing.Attach(src, plane);
   if (!first.valid || !routing.Attach(dst, plane).valid)
   {
@@ -39,7 +50,14 @@ FairReference::EcmpPath(const ns3::RoceQueuePair& roce, uint32_t src, uint32_t d
   const auto directed = [&](VertexId from, uint32_t link)
   { return 2 * link + (fabric.Ends(link).first == from ? 0u : 1u); };
   std::vector<uint32_t> links{ directed(fabric.Gpu(src), first.link) };
-  ns3::FramePtr frame = ns3::MakeFrame(roce.PathSpec());
+  // What the switches hash (FabricSwitch::PickEcmpPort): the addresses, flow label and UDP source
+  // port; the QP's data packets carry no flow label.
+  ns3::FabricPacketSpec spec;
+  spec.srcGpu = src;
+  spec.dstGpu = dst;
+  spec.plane = plane;
+  spec.entropy = route.entropy;
+  ns3::FramePtr frame = ns3::MakeFrame(spec);
   VertexId at = first.leaf;
   const VertexId target = fabric.Gpu(dst);
   for (int hops = 0; hops < 2 * kMaxTiers; ++hops)
@@ -69,7 +87,7 @@ FairReference::AddMessage(uint32_t src,
                           uint32_t dst,
                           uint64_t bytes,
                           ns3::Time posted,
-                          const std::vector<std::pair<ns3::RdmaQueuePair*, uint64_t>>& parts)
+                          const std::vector<std::pair<Route, uint64_t>>& parts)
 {
   m_flowCount += parts.size();
   if (m_overLimit || m_flowCount > kFlowLimit)
@@ -79,14 +97,14 @@ FairReference::AddMessage(uint32_t src,
   }
   Message& m = m_messages.emplace_back();
   m.key = Key{ src, dst, bytes, posted.GetTimeStep() };
-  for (const auto& [qp, partBytes] : parts)
+  for (const auto& [route, partBytes] : parts)
   {
     FairFlow flow;
     flow.startS = posted.GetSeconds();
     flow.bits = double(partBytes) * 8 * m_ideal.wireOverhead;
-    if (const auto* roce = dynamic_cast<const ns3::RoceQueuePair*>(qp))
+    if (route.pinned)
     {
-      flow.links = EcmpPath(*roce, src, dst);
+      flow.links = EcmpPath(route, src, dst);
       m_ecmp = true;
     }
     else

@@ -17,7 +17,6 @@
 
 #include "models/fabric/fabric-network.h"
 #include "models/rdma/rdma-queue-pair.h"
-#include "models/roce/roce-queue-pair.h"
 
 #include <nlohmann/json.hpp>
 
@@ -41,13 +40,24 @@ public:
 
   FairReference(ns3::FabricNetwork& net, const IdealModel& ideal);
 
-  /// \brief A message of `bytes` from `src` to `dst` posted at `posted`, carried in `parts` (a QP
-  /// and the bytes it carries of it).
+  /// \brief What the reference needs of a QP's path, taken when the QP is made (in a run across
+  /// MPI ranks another rank's QP is not kept): one hashed path (RoCEv2: its plane and UDP source
+  /// port, the fields besides the addresses that switches hash) or spraying over every plane.
+  struct Route
+  {
+    bool pinned = false;
+    uint16_t plane = 0;
+    uint16_t entropy = 0;
+  };
+  static Route RouteOf(const ns3::RdmaQueuePair& qp);
+
+  /// \brief A message of `bytes` from `src` to `dst` posted at `posted`, carried in `parts` (the
+  /// route of a QP and the bytes it carries of it).
   void AddMessage(uint32_t src,
                   uint32_t dst,
                   uint64_t bytes,
                   ns3::Time posted,
-                  const std::vector<std::pair<ns3::RdmaQueuePair*, uint64_t>>& parts);
+                  const std::vector<std::pair<Route, uint64_t>>& parts);
   /// \brief Computes every message's fair time (once, after the run).
   void Compute();
   /// \brief Leaves the reference out, saying why (a run stopped before its work was done has
@@ -70,8 +80,8 @@ private:
     bool routed = true;          ///< every part has a path
   };
 
-  /// Directed links of a RoCEv2 QP's ECMP path (empty when there is none).
-  std::vector<uint32_t> EcmpPath(const ns3::RoceQueuePair& qp, uint32_t src, uint32_t dst);
+  /// Directed links of a pinned route's ECMP path from `src` to `dst` (empty when there is none).
+  std::vector<uint32_t> EcmpPath(const Route& route, uint32_t src, uint32_t dst);
   uint32_t NicLink(uint32_t gpu, bool out) const { return m_nicLinkBase + 2 * gpu + (out ? 0 : 1); }
 
   ns3::FabricNetwork& m_net;

@@ -68,15 +68,13 @@ RunCounters::Read(const NetworkService& service,
                   const Fabric& fabric,
                   ns3::FabricNetwork& net)
 {
-  // Across MPI ranks each rank counts what its own nodes did (other ranks' QPs and ports are
-  // idle copies here), then the counts are summed over the ranks.
+  // Across MPI ranks each rank counts what its own nodes did (it has only its own QPs; other
+  // ranks' ports are idle copies here), then the counts are summed over the ranks.
   const ns3::FabricParallelSimulatorImpl* sim = ns3::FabricParallelSimulatorImpl::Get();
   auto local = [sim](uint32_t node) { return !sim || sim->IsLocal(node); };
   RunCounters c;
-  for (const auto& qp : service.AllQps())
+  for (const auto& qp : service.Qps())
   {
-    if (!local(qp->NodeId()))
-      continue;
     const ns3::RdmaQpCounters q = qp->Counters();
     c.qps.retransmissions += q.retransmissions;
     c.qps.timeouts += q.timeouts;

@@ -420,15 +420,27 @@ RunTransport(const ScenarioSpec& spec,
                                                   { "latency_us", ideal.ScaleUpLatencyS() * 1e6 } };
   }
   const double seconds = wall.Seconds();
+  // What each rank holds: its QPs (a connection's QP lives on its GPU's rank) and its peak, by
+  // rank (one entry in one process).
+  const uint32_t ranks = FabricParallelSimulatorImpl::Get()->GetRanks();
+  std::vector<uint64_t> qpsByRank(ranks, 0);
+  std::vector<uint64_t> peakByRank(ranks, 0);
+  const uint32_t rank = FabricParallelSimulatorImpl::Get()->GetRank();
+  qpsByRank[rank] = service.Qps().size();
+  peakByRank[rank] = PeakRssBytes();
+  FabricParallelSimulatorImpl::SumOverRanks(qpsByRank);
+  FabricParallelSimulatorImpl::SumOverRanks(peakByRank);
   result.wall = { { "label", transport.label },
                   { "partitions", partitions },
-                  { "ranks", FabricParallelSimulatorImpl::Get()->GetRanks() },
+                  { "ranks", ranks },
                   { "links_between_partitions", crossing },
                   { "seconds", seconds },
                   { "connections", service.Connections() },
                   { "connect_seconds", service.ConnectSeconds() },
                   { "events_per_second", seconds > 0 ? double(outcome.events) / seconds : 0 },
-                  { "peak_rss_bytes", PeakRssBytes() } };
+                  { "peak_rss_bytes", PeakRssBytes() },
+                  { "qps_by_rank", qpsByRank },
+                  { "peak_rss_bytes_by_rank", peakByRank } };
   workloads.clear();
   Simulator::Destroy();
   return result;

@@ -117,6 +117,13 @@ def test_mpi_ranks_give_the_results_of_as_many_partitions(mrcsim, ranks, scenari
     assert [w["ranks"] for w in mpi["wall_clock"]] == [ranks] * len(mpi["runs"])
     assert [w["partitions"] for w in mpi["wall_clock"]] == [ranks] * len(mpi["runs"])
     assert_same_results(tmp_path / "threads", threads, tmp_path / "mpi", mpi, f"in {ranks} MPI ranks")
+    # Each rank holds its own GPUs' QPs only: together the ranks hold the one process's QPs once.
+    for w_mpi, w_threads in zip(mpi["wall_clock"], threads["wall_clock"]):
+        (all_qps,) = w_threads["qps_by_rank"]
+        assert len(w_mpi["qps_by_rank"]) == ranks
+        assert sum(w_mpi["qps_by_rank"]) == all_qps
+        assert max(w_mpi["qps_by_rank"]) < all_qps
+        assert all(peak > 0 for peak in w_mpi["peak_rss_bytes_by_rank"])
     if ranks > 2:
         one = run(mrcsim, scenario, 1, tmp_path / "one")
         assert_same_results(tmp_path / "one", one, tmp_path / "mpi", mpi, f"in {ranks} MPI ranks against one")
