@@ -336,6 +336,35 @@ for _t in GROWTH_TRANSPORTS:
     for _f, _g in GROWTH_POINTS:
         BENCHMARKS[growth_name(_t, _f, _g)] = growth_benchmark(_t, _f, _g)
 
+
+# The growth sweep's largest point in 4 MPI ranks: what a rank holds (its GPUs' QPs; the fabric,
+# the NICs and the workloads' state are every rank's). Set beside the sweep's one-process run.
+RANKS = 4
+
+
+def by_rank(data, label):
+    """The largest of the ranks' QP counts and peaks (summary.json's wall_clock, by rank)."""
+    wc = get(data, "summary.wall_clock." + label)
+    return {"qps": sum(wc["qps_by_rank"]), "qps_max": max(wc["qps_by_rank"]),
+            "peak_bytes_max": max(wc["peak_rss_bytes_by_rank"]), "ranks": len(wc["qps_by_rank"])}
+
+
+def ranks_benchmark(transport):
+    args = growth_benchmark(transport, GROWTH_FABRIC, GROWTH_GROUPS[-1])["args"]
+    args = [a for a in args if a not in ("--partitions", "1")]
+    wc = "summary.wall_clock.%s." % transport
+    return {"launcher": ["mpirun", "-np", str(RANKS)], "env": MPI_ENV, "args": args, "source": "summary",
+            "long": True, "runs": 1, "derive": {"by_rank": lambda data: by_rank(data, transport)},
+            "figures": {"ranks": ("by_rank.ranks", "{:.0f}"),
+                        "transport_s": (wc + "seconds", "{:.1f} s"),
+                        "qps": ("by_rank.qps", "{:.0f}"),
+                        "qps_per_rank_max": ("by_rank.qps_max", "{:.0f}"),
+                        "peak_rss_mib_per_rank_max": ("by_rank.peak_bytes_max", "{:.0f} MiB", MIB)}}
+
+
+for _t in GROWTH_TRANSPORTS:
+    BENCHMARKS["ranks-%s-g%d" % (_t, GROWTH_GROUPS[-1])] = ranks_benchmark(_t)
+
 # The README's results table, a row per run (`mrcsim run ARGS --quiet --out DIR`, once): the
 # row's text, the collective whose mean time and ideal it shows, whether it also shows the whole
 # run's completion, and whether the run is long (recorded by --long only).

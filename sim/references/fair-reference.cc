@@ -92,7 +92,13 @@ FairReference::AddMessage(uint32_t src,
   m_flowCount += parts.size();
   if (m_overLimit || m_flowCount > kFlowLimit)
   {
-    m_overLimit = true;
+    if (!m_overLimit)
+    {
+      // Never computed now: what it holds goes (a large run's messages would keep it).
+      m_overLimit = true;
+      m_messages = {};
+      m_input.flows = {};
+    }
     return;
   }
   Message& m = m_messages.emplace_back();
