@@ -32,90 +32,90 @@ DcqcnRateControl::GetTypeId()
                     "SIGCOMM 2015. ConnectX: NVIDIA ConnectX firmware defaults. Tuned (default): ConnectX's "
                     "algorithm as tuned for a 400G AI cluster, Peng et al., USENIX ATC 2025 (file comment).",
                     EnumValue(TUNED),
-                    MakeEnumAccessor(&DcqcnRateControl::m_profile),
+                    MakeSharedConfigAccessor<EnumValue>(&DcqcnRateControl::m_config, &Config::profile),
                     MakeEnumChecker(PAPER, "Paper", CONNECTX, "ConnectX", TUNED, "Tuned"))
       .AddAttribute("G",
                     "Gain g of alpha. 0: the profile's (Paper 1/256; ConnectX dce_tcp_g 1019, i.e. "
                     "alpha = 1019/1024 alpha [+ 5/1024]: g = 5/1024).",
                     DoubleValue(0),
-                    MakeDoubleAccessor(&DcqcnRateControl::m_g),
+                    MakeSharedConfigAccessor<DoubleValue>(&DcqcnRateControl::m_config, &Config::g),
                     MakeDoubleChecker<double>(0.0, 1.0))
       .AddAttribute("InitialAlpha",
                     "Alpha at the first CNP. 0: the profile's (Paper 1; ConnectX initial_alpha_value 1023/1024).",
                     DoubleValue(0),
-                    MakeDoubleAccessor(&DcqcnRateControl::m_initialAlpha),
+                    MakeSharedConfigAccessor<DoubleValue>(&DcqcnRateControl::m_config, &Config::initialAlpha),
                     MakeDoubleChecker<double>(0.0, 1.0))
       .AddAttribute("AlphaUpdatePeriod",
                     "Paper: K, alpha decays by (1-g) after each K without a CNP (55 us). ConnectX: alpha is "
                     "updated once per period (dce_tcp_rtt 1 us). 0: the profile's.",
                     TimeValue(Time(0)),
-                    MakeTimeAccessor(&DcqcnRateControl::m_alphaPeriod),
+                    MakeSharedConfigAccessor<TimeValue>(&DcqcnRateControl::m_config, &Config::alphaPeriod),
                     MakeTimeChecker(Time(0)))
       .AddAttribute("RateIncreasePeriod",
                     "T: one rate-increase timer stage per T. 0: the profile's (Paper 55 us; ConnectX "
                     "rpg_time_reset 300 us; Tuned 60 us).",
                     TimeValue(Time(0)),
-                    MakeTimeAccessor(&DcqcnRateControl::m_ratePeriod),
+                    MakeSharedConfigAccessor<TimeValue>(&DcqcnRateControl::m_config, &Config::ratePeriod),
                     MakeTimeChecker(Time(0)))
       .AddAttribute("ByteCounter",
                     "B, bytes: one rate-increase byte-counter stage per B bytes sent. 0: the profile's (Paper "
                     "10 MB, taken as 10^7; ConnectX rpg_byte_reset 32767).",
                     UintegerValue(0),
-                    MakeUintegerAccessor(&DcqcnRateControl::m_byteCounter),
+                    MakeSharedConfigAccessor<UintegerValue>(&DcqcnRateControl::m_config, &Config::byteCounter),
                     MakeUintegerChecker<uint64_t>())
       .AddAttribute("FastRecoverySteps",
                     "F: increase events of fast recovery after a cut. 4294967295: the profile's (Paper 5; "
                     "ConnectX rpg_threshold 1).",
                     UintegerValue(UINT32_MAX),
-                    MakeUintegerAccessor(&DcqcnRateControl::m_fastRecoverySteps),
+                    MakeSharedConfigAccessor<UintegerValue>(&DcqcnRateControl::m_config, &Config::fastRecoverySteps),
                     MakeUintegerChecker<uint32_t>())
       .AddAttribute("AdditiveIncrease",
                     "R_AI: target-rate step of additive increase. 0: the profile's (Paper: the line rate / "
                     "1,000, its 40 Mb/s at 40G scaled with the rate, 100 Mb/s on a 100G plane; ConnectX "
                     "rpg_ai_rate 5 Mb/s; Tuned 14 Mb/s).",
                     DataRateValue(DataRate(0)),
-                    MakeDataRateAccessor(&DcqcnRateControl::m_rai),
+                    MakeSharedConfigAccessor<DataRateValue>(&DcqcnRateControl::m_config, &Config::rai),
                     MakeDataRateChecker())
       .AddAttribute("HyperIncrease",
                     "R_HAI: target-rate step of hyper increase, times the stages past F. 0: the profile's "
                     "(Paper: 10 x R_AI, the ConnectX ratio, as the paper gives none; ConnectX rpg_hai_rate "
                     "50 Mb/s).",
                     DataRateValue(DataRate(0)),
-                    MakeDataRateAccessor(&DcqcnRateControl::m_rhai),
+                    MakeSharedConfigAccessor<DataRateValue>(&DcqcnRateControl::m_config, &Config::rhai),
                     MakeDataRateChecker())
       .AddAttribute("MinRate",
                     "Floor of the current rate (paper silent; ConnectX rpg_min_rate 1 Mb/s).",
                     DataRateValue(DataRate("1Mb/s")),
-                    MakeDataRateAccessor(&DcqcnRateControl::m_minRate),
+                    MakeSharedConfigAccessor<DataRateValue>(&DcqcnRateControl::m_config, &Config::minRate),
                     MakeDataRateChecker())
       .AddAttribute("CutInterval",
                     "Minimum time between two rate cuts; a CNP sooner is deferred to the interval's end. "
                     "Negative: the profile's (Paper 0, every CNP cuts, its NP sending at most one per 50 us; "
                     "ConnectX rate_reduce_monitor_period 4 us; Tuned 1 us).",
                     TimeValue(NanoSeconds(-1)),
-                    MakeTimeAccessor(&DcqcnRateControl::m_cutInterval),
+                    MakeSharedConfigAccessor<TimeValue>(&DcqcnRateControl::m_config, &Config::cutInterval),
                     MakeTimeChecker(NanoSeconds(-1)))
       .AddAttribute("MinDecreaseFactor",
                     "A cut leaves at least this fraction of the rate: Rc = Rc max(1 - alpha/2, factor) "
                     "(ConnectX rpg_min_dec_fac). 0: the profile's (Paper and ConnectX 0.5, which no cut "
                     "reaches as alpha <= 1; Tuned 0.95).",
                     DoubleValue(0),
-                    MakeDoubleAccessor(&DcqcnRateControl::m_minDecreaseFactor),
+                    MakeSharedConfigAccessor<DoubleValue>(&DcqcnRateControl::m_config, &Config::minDecreaseFactor),
                     MakeDoubleChecker<double>(0.0, 1.0))
       .AddAttribute("AlphaIdleThreshold",
                     "Alpha below this counts as zero: back at line rate, the timers stop (1/1024, the "
                     "resolution of ConnectX's 10-bit alpha).",
                     DoubleValue(1.0 / 1024),
-                    MakeDoubleAccessor(&DcqcnRateControl::m_alphaIdleThreshold),
+                    MakeSharedConfigAccessor<DoubleValue>(&DcqcnRateControl::m_config, &Config::alphaIdleThreshold),
                     MakeDoubleChecker<double>(0.0, 1.0))
       .AddTraceSource("Rate",
                       "The current rate changed: (old, new).",
-                      MakeTraceSourceAccessor(&DcqcnRateControl::m_rateTrace),
+                      MakeBundleTraceAccessor(&DcqcnRateControl::m_traces, &Traces::rate),
                       "ns3::DcqcnRateControl::RateTracedCallback")
       .AddTraceSource("Alpha",
                       "Alpha changed: (old, new). ConnectX profile: alpha is brought up to date when a CNP "
                       "arrives or the rate is cut, so the trace shows it at those instants.",
-                      MakeTraceSourceAccessor(&DcqcnRateControl::m_alpha),
+                      MakeBundleTraceAccessor(&DcqcnRateControl::m_traces, &Traces::alpha),
                       "ns3::TracedValueCallback::Double");
   return tid;
 }
@@ -200,6 +200,18 @@ DcqcnRateControl::DefaultProfile()
 
 DcqcnRateControl::DcqcnRateControl() = default;
 
+DcqcnRateControl::DcqcnRateControl(const DcqcnRateControl& prototype)
+  : Object(prototype),
+    m_config(prototype.m_config)
+{
+}
+
+Ptr<DcqcnRateControl>
+DcqcnRateControl::Copy() const
+{
+  return Ptr<DcqcnRateControl>(new DcqcnRateControl(*this), false);
+}
+
 void
 DcqcnRateControl::DoDispose()
 {
@@ -210,38 +222,39 @@ DcqcnRateControl::DoDispose()
 void
 DcqcnRateControl::Start(DataRate lineRate)
 {
-  NS_ABORT_MSG_IF(lineRate < m_minRate,
-                  "DcqcnRateControl: line rate " << lineRate << " is below MinRate " << m_minRate);
+  const Config& c = *m_config;
+  NS_ABORT_MSG_IF(lineRate < c.minRate,
+                  "DcqcnRateControl: line rate " << lineRate << " is below MinRate " << c.minRate);
   NS_LOG_FUNCTION(this << lineRate);
   Stop();
-  m_in = ValuesOf(m_profile, lineRate);
+  m_in = ValuesOf(c.profile, lineRate);
   m_running = true;
   m_lineRate = lineRate.GetBitRate();
-  if (m_g > 0)
-    m_in.g = m_g;
-  if (m_initialAlpha > 0)
-    m_in.initialAlpha = m_initialAlpha;
-  if (m_alphaPeriod.IsStrictlyPositive())
-    m_in.alphaPeriod = m_alphaPeriod;
-  if (m_ratePeriod.IsStrictlyPositive())
-    m_in.ratePeriod = m_ratePeriod;
-  if (m_byteCounter > 0)
-    m_in.byteCounter = m_byteCounter;
-  if (m_fastRecoverySteps != UINT32_MAX)
-    m_in.fastRecoverySteps = m_fastRecoverySteps;
-  if (m_minDecreaseFactor > 0)
-    m_in.minDecreaseFactor = m_minDecreaseFactor;
-  if (!m_cutInterval.IsNegative())
-    m_in.cutInterval = m_cutInterval;
-  if (m_rai.GetBitRate() > 0)
-    m_in.aiBps = m_rai.GetBitRate();
-  if (m_rhai.GetBitRate() > 0)
-    m_in.haiBps = m_rhai.GetBitRate();
+  if (c.g > 0)
+    m_in.g = c.g;
+  if (c.initialAlpha > 0)
+    m_in.initialAlpha = c.initialAlpha;
+  if (c.alphaPeriod.IsStrictlyPositive())
+    m_in.alphaPeriod = c.alphaPeriod;
+  if (c.ratePeriod.IsStrictlyPositive())
+    m_in.ratePeriod = c.ratePeriod;
+  if (c.byteCounter > 0)
+    m_in.byteCounter = c.byteCounter;
+  if (c.fastRecoverySteps != UINT32_MAX)
+    m_in.fastRecoverySteps = c.fastRecoverySteps;
+  if (c.minDecreaseFactor > 0)
+    m_in.minDecreaseFactor = c.minDecreaseFactor;
+  if (!c.cutInterval.IsNegative())
+    m_in.cutInterval = c.cutInterval;
+  if (c.rai.GetBitRate() > 0)
+    m_in.aiBps = c.rai.GetBitRate();
+  if (c.rhai.GetBitRate() > 0)
+    m_in.haiBps = c.rhai.GetBitRate();
   if (m_in.haiBps == 0)
     m_in.haiBps = 10 * m_in.aiBps;
   m_targetRate = m_lineRate;
   SetRate(m_lineRate);
-  m_alpha = m_in.initialAlpha;
+  SetAlpha(m_in.initialAlpha);
   m_timerStages = 0;
   m_byteStages = 0;
   m_bytes = 0;
@@ -328,10 +341,10 @@ DcqcnRateControl::Cut()
   }
   const double keep = std::max(1.0 - double(m_alpha) / 2, m_in.minDecreaseFactor);
   auto cut = static_cast<uint64_t>(static_cast<double>(m_rate) * keep);
-  SetRate(std::max(cut, m_minRate.GetBitRate()));
+  SetRate(std::max(cut, m_config->minRate.GetBitRate()));
   if (!m_in.periodicAlpha)
   {
-    m_alpha = (1 - m_in.g) * m_alpha + m_in.g;
+    SetAlpha((1 - m_in.g) * m_alpha + m_in.g);
   }
   m_timerStages = 0;
   m_byteStages = 0;
@@ -371,7 +384,7 @@ DcqcnRateControl::PeriodicAlpha(Time now, bool commit)
   if (commit)
   {
     m_periodsApplied = applied;
-    m_alpha = alpha;
+    SetAlpha(alpha);
   }
   return alpha;
 }
@@ -414,8 +427,8 @@ DcqcnRateControl::OnAlphaTimer()
   {
     return;
   }
-  m_alpha = (1 - m_in.g) * m_alpha;
-  if (m_alpha < m_alphaIdleThreshold && m_rate == m_lineRate)
+  SetAlpha((1 - m_in.g) * m_alpha);
+  if (m_alpha < m_config->alphaIdleThreshold && m_rate == m_lineRate)
   {
     return; // fully recovered: stay silent until the next CNP
   }
@@ -481,7 +494,20 @@ DcqcnRateControl::SetRate(uint64_t bps)
   {
     DataRate old(m_rate);
     m_rate = bps;
-    m_rateTrace(old, DataRate(bps));
+    if (m_traces)
+      m_traces->rate(old, DataRate(bps));
+  }
+}
+
+void
+DcqcnRateControl::SetAlpha(double alpha)
+{
+  if (alpha != m_alpha)
+  {
+    const double old = m_alpha;
+    m_alpha = alpha;
+    if (m_traces)
+      m_traces->alpha(old, alpha);
   }
 }
 

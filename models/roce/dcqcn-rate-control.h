@@ -47,14 +47,17 @@
 #ifndef MRCSIM_MODELS_DCQCN_RATE_CONTROL_H
 #define MRCSIM_MODELS_DCQCN_RATE_CONTROL_H
 
+#include "models/engine/shared-config.h"
+#include "models/engine/trace-bundle.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
-#include "ns3/traced-value.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace ns3
 {
@@ -66,6 +69,10 @@ class DcqcnRateControl : public Object
 public:
   static TypeId GetTypeId();
   DcqcnRateControl();
+  /// \brief A copy of this one's configuration (its attributes, shared), none of its state: what
+  /// a QP copied from a prototype uses. Takes no reference to this one, so that the partitions'
+  /// threads may copy one prototype at once.
+  Ptr<DcqcnRateControl> Copy() const;
 
   /// \brief Parameter profile (see the file comment).
   enum Profile
@@ -120,6 +127,8 @@ protected:
   void DoDispose() override;
 
 private:
+  DcqcnRateControl(const DcqcnRateControl& prototype);
+  DcqcnRateControl& operator=(const DcqcnRateControl&) = delete;
   void Cut();
   void OnDeferredCut();
   /// Sets the deadline now + period; schedules only if no event of this timer is pending.
@@ -131,6 +140,8 @@ private:
   /// Fast recovery, additive or hyper increase, chosen from the stages completed so far.
   void Increase();
   void SetRate(uint64_t bps);
+  /// Alpha, traced when it changes (as a TracedValue would).
+  void SetAlpha(double alpha);
   /// ConnectX alpha: the value after every alpha period that ended by `now` (a period in which a
   /// CNP arrived raises it, every other lowers it). Writes it back if `commit`.
   double PeriodicAlpha(Time now, bool commit);
@@ -154,20 +165,24 @@ private:
   static ProfileValues ValuesOf(Profile profile, DataRate lineRate);
 
   // ---- attributes (0, or the largest value for FastRecoverySteps and a negative CutInterval:
-  // the profile's) --------------------------------------------------------------------------------
-  Profile m_profile;
-  double m_g;
-  double m_initialAlpha;
-  Time m_alphaPeriod;
-  Time m_ratePeriod;
-  uint64_t m_byteCounter;
-  uint32_t m_fastRecoverySteps;
-  DataRate m_rai;
-  DataRate m_rhai;
-  DataRate m_minRate;
-  Time m_cutInterval;
-  double m_minDecreaseFactor;
-  double m_alphaIdleThreshold;
+  // the profile's), shared by the rate controls copied from one prototype (SharedConfig) --------
+  struct Config
+  {
+    Profile profile;
+    double g;
+    double initialAlpha;
+    Time alphaPeriod;
+    Time ratePeriod;
+    uint64_t byteCounter;
+    uint32_t fastRecoverySteps;
+    DataRate rai;
+    DataRate rhai;
+    DataRate minRate;
+    Time cutInterval;
+    double minDecreaseFactor;
+    double alphaIdleThreshold;
+  };
+  SharedConfig<Config> m_config;
 
   // ---- parameters in effect: the profile's values, overridden by the attributes set, at Start ----
   ProfileValues m_in;
@@ -177,7 +192,7 @@ private:
   uint64_t m_lineRate = 0;
   uint64_t m_rate = 0;
   uint64_t m_targetRate = 0;
-  TracedValue<double> m_alpha;
+  double m_alpha = 0; ///< set through SetAlpha (the Alpha trace)
   uint32_t m_timerStages = 0;
   uint32_t m_byteStages = 0;
   uint64_t m_bytes = 0;
@@ -194,7 +209,14 @@ private:
   uint64_t m_periodsApplied = 0; ///< periods [0, this) are folded into m_alpha
   uint64_t m_cnpPeriod = UINT64_MAX; ///< the period of the last CNP (it raises alpha when it ends)
 
-  TracedCallback<DataRate, DataRate> m_rateTrace;
+  /// The trace sources, made at the first connection (trace-bundle.h): the rate's and alpha's
+  /// changes (old, new).
+  struct Traces
+  {
+    TracedCallback<DataRate, DataRate> rate;
+    TracedCallback<double, double> alpha;
+  };
+  std::unique_ptr<Traces> m_traces;
 };
 
 } // namespace ns3

@@ -134,8 +134,7 @@ Ptr<DcqcnRateControl>
 RoceQueuePair::NewRateControl() const
 {
   // Copied as it is, without a reference to it: QPs on the partitions' threads copy it at once.
-  return m_dcqcnPrototype ? Ptr<DcqcnRateControl>(new DcqcnRateControl(*PeekPointer(m_dcqcnPrototype)), false)
-                          : CreateObject<DcqcnRateControl>();
+  return m_dcqcnPrototype ? m_dcqcnPrototype->Copy() : CreateObject<DcqcnRateControl>();
 }
 
 void

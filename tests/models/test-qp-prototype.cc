@@ -9,6 +9,7 @@
 #include "models/mrc/penalty-ev-selector.h"
 #include "models/mrc/random-ev-selector.h"
 #include "models/mrc/round-robin-ev-selector.h"
+#include "models/roce/dcqcn-rate-control.h"
 #include "models/roce/roce-connect.h"
 
 #include "ns3/boolean.h"
@@ -191,6 +192,27 @@ TEST_CASE("qp prototype: a RoCEv2 QP's copy carries every attribute of its proto
   CheckCopiesEveryAttribute(prototype, values, {}, [&] { return Ptr<Object>(prototype->Copy(3, 49413)); });
 }
 
+TEST_CASE("qp prototype: a DCQCN rate control's copy carries every attribute of its prototype", "[roce][prototype]")
+{
+  const std::map<std::string, std::string> values = {
+    { "Profile", "ConnectX" },
+    { "G", "0.125" },
+    { "InitialAlpha", "0.5" },
+    { "AlphaUpdatePeriod", "7us" },
+    { "RateIncreasePeriod", "90us" },
+    { "ByteCounter", "65536" },
+    { "FastRecoverySteps", "3" },
+    { "AdditiveIncrease", "20Mbps" },
+    { "HyperIncrease", "200Mbps" },
+    { "MinRate", "2Mbps" },
+    { "CutInterval", "3us" },
+    { "MinDecreaseFactor", "0.8" },
+    { "AlphaIdleThreshold", "0.01" },
+  };
+  Ptr<DcqcnRateControl> prototype = CreateObject<DcqcnRateControl>();
+  CheckCopiesEveryAttribute(prototype, values, {}, [&] { return Ptr<Object>(prototype->Copy()); });
+}
+
 TEST_CASE("qp prototype: MRC QPs copied from a prototype run as QPs built attribute by attribute",
           "[mrc][prototype]")
 {
@@ -256,13 +278,14 @@ TEST_CASE("qp prototype: an attribute written on one copy changes that copy alon
   CHECK(read.Get() == 128);
 }
 
-TEST_CASE("qp prototype: threads copy a controller or selector at once, leaving the prototype as it was",
+TEST_CASE("qp prototype: threads copy a controller, rate control or selector at once, leaving the prototype as it was",
           "[mrc][prototype]")
 {
   // QPs copy them at their first message, on the partitions' threads at once. A copy that took a
   // reference to the prototype (CopyObject does) would race on its count, which is not atomic:
   // counts lost between two threads leave it wrong (or free the prototype).
   std::vector<Ptr<Object>> prototypes = { CreateObject<NsccCongestionControl>(),
+                                          CreateObject<DcqcnRateControl>(),
                                           CreateObject<RoundRobinEvSelector>(),
                                           CreateObject<RandomEvSelector>(),
                                           CreateObject<PenaltyEvSelector>() };
@@ -279,6 +302,8 @@ TEST_CASE("qp prototype: threads copy a controller or selector at once, leaving 
         Ptr<Object> copy;
         if (auto cc = dynamic_cast<const MrcCongestionControl*>(raw))
           copy = cc->Copy();
+        else if (auto dcqcn = dynamic_cast<const DcqcnRateControl*>(raw))
+          copy = dcqcn->Copy();
         else
           copy = dynamic_cast<const EvSelector*>(raw)->Copy();
         *sameType = *sameType && copy && copy->GetInstanceTypeId() == raw->GetInstanceTypeId() &&

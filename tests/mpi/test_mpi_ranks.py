@@ -66,9 +66,11 @@ def test_signal(mrcsim, root, out):
     for sig in (signal.SIGTERM, signal.SIGINT):
         for target in (1, 0):
             shutil.rmtree(out, ignore_errors=True)
-            # quickstart runs for about a minute in two ranks here: long enough to be signalled.
+            # quickstart at 16 times its bytes runs for over a minute in two ranks here (as it is,
+            # about 6 s: a loaded machine could reach its end before the signal).
             job = subprocess.Popen(["timeout", "120", "mpirun", "-np", "2", mrcsim, "run",
-                                    os.path.join(root, "scenarios/quickstart.json"), "--out", out, "--quiet"],
+                                    os.path.join(root, "scenarios/quickstart.json"), "--set",
+                                    "workloads.0.bytes=4194304", "--out", out, "--quiet"],
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV,
                                    start_new_session=True)
             pid = None
