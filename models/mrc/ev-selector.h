@@ -33,7 +33,7 @@ public:
   /// \param port the NIC port being served (index of the QP's NIC ports; its plane is the
   ///        port's, MrcEvTable::EvPlane)
   /// \return an index into evs of a GOOD EV, or -1 if none
-  virtual int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) = 0;
+  virtual int Select(MrcEvStates& evs, MrcEvIds candidates, int port) = 0;
   /// \brief Feedback about EV `id`.
   virtual void OnFeedback(uint16_t id, EvFeedback feedback) {}
   /// \brief Called once before the first Select with a number that identifies the QP stably
@@ -56,14 +56,14 @@ public:
   }
 
 protected:
-  /// \brief A SKIP EV (`ev`, of id `id`) passed over once becomes GOOD again (through the EV
+  /// \brief A SKIP EV (`id` in `evs`) passed over once becomes GOOD again (through the EV
   /// table's setter).
-  void Recover(MrcEv& ev, uint16_t id)
+  void Recover(MrcEvStates& evs, uint16_t id)
   {
     if (m_setState)
       m_setState(m_table, id, EvState::Good);
     else
-      ev.state = EvState::Good;
+      evs.Set(id, EvState::Good);
   }
 
 private:

@@ -48,7 +48,7 @@ MrcEvTable::SetUp(uint32_t perPlane, uint32_t backups, bool srv6)
   m_evsPerPort = perPlane + backups;
   const uint64_t total = uint64_t(ports) * m_evsPerPort;
   NS_ABORT_MSG_IF(total > EvEntropy::kEvMask + 1u, "MrcQueuePair: at most 16384 EVs (14 bits of UDP source port)");
-  m_evs.assign(total, MrcEv{});
+  m_evs.Assign(static_cast<uint32_t>(total), EvState::Good);
   bool denied = false;
   if (srv6)
   {
@@ -62,7 +62,7 @@ MrcEvTable::SetUp(uint32_t perPlane, uint32_t backups, bool srv6)
       {
         if (m_paths[port].PathOf(k) < 0)
         {
-          m_evs[port * m_evsPerPort + k].state = EvState::Denied;
+          m_evs.Set(port * m_evsPerPort + k, EvState::Denied);
           denied = true;
         }
       }
@@ -77,7 +77,7 @@ MrcEvTable::SetUp(uint32_t perPlane, uint32_t backups, bool srv6)
     {
       for (auto* list : { &lists.active[port], &lists.backups[port] })
       {
-        list->erase(std::remove_if(list->begin(), list->end(), [&](uint16_t id) { return m_evs[id].state != EvState::Good; }),
+        list->erase(std::remove_if(list->begin(), list->end(), [&](uint16_t id) { return m_evs[id] != EvState::Good; }),
                     list->end());
       }
     }
@@ -135,7 +135,7 @@ MrcEvTable::OnSack(uint16_t id, bool ecnEcho)
   {
     if (ecnEcho)
     {
-      if (m_evs[id].state == EvState::Good)
+      if (m_evs[id] == EvState::Good)
         SetState(id, EvState::Skip);
       m_selector->OnFeedback(id, EvFeedback::Ecn);
     }
@@ -151,7 +151,7 @@ MrcEvTable::OnTrim(uint16_t id)
 {
   if (id < m_evs.size())
   {
-    if (m_evs[id].state == EvState::Good)
+    if (m_evs[id] == EvState::Good)
       SetState(id, EvState::Skip);
     m_selector->OnFeedback(id, EvFeedback::Trim);
   }
@@ -167,13 +167,12 @@ MrcEvTable::OnLoss(uint16_t id)
 void
 MrcEvTable::SetState(uint16_t id, EvState state)
 {
-  MrcEv& ev = m_evs[id];
-  if (ev.state == state)
+  const EvState from = m_evs[id];
+  if (from == state)
   {
     return;
   }
-  EvState from = ev.state;
-  ev.state = state;
+  m_evs.Set(id, state);
   ++m_transitions;
   NS_LOG_LOGIC("QP " << m_qp.GetQpn() << " EV " << id << ": " << EvStateName(from) << " -> "
                      << EvStateName(state));
@@ -183,7 +182,7 @@ MrcEvTable::SetState(uint16_t id, EvState state)
 void
 MrcEvTable::MarkAssumedBad(uint16_t id)
 {
-  const EvState state = m_evs[id].state;
+  const EvState state = m_evs[id];
   if (state == EvState::AssumedBad || state == EvState::Denied)
   {
     return;
@@ -215,7 +214,7 @@ MrcEvTable::MarkPathsAssumedBad(uint16_t port, const UsidList& prefix)
   uint32_t marked = 0;
   for (uint32_t id = uint32_t(port) * m_evsPerPort; id < uint32_t(port + 1) * m_evsPerPort; ++id)
   {
-    const EvState state = m_evs[id].state;
+    const EvState state = m_evs[id];
     if (state != EvState::Good && state != EvState::Skip)
     {
       continue;
@@ -244,7 +243,7 @@ MrcEvTable::Activate(uint16_t port)
   {
     uint16_t b = bk.front();
     bk.erase(bk.begin());
-    if (m_evs[b].state == EvState::Good)
+    if (m_evs[b] == EvState::Good)
     {
       lists.active[port].push_back(b);
       return;
@@ -259,7 +258,7 @@ MrcEvTable::SetPortUp(uint16_t port, bool up)
   m_portUp = up ? m_portUp | uint64_t(1) << port : m_portUp & ~(uint64_t(1) << port);
   for (uint32_t id = uint32_t(port) * m_evsPerPort; id < uint32_t(port + 1) * m_evsPerPort; ++id)
   {
-    const EvState state = m_evs[id].state;
+    const EvState state = m_evs[id];
     if (!up && state != EvState::Denied)
       SetState(static_cast<uint16_t>(id), EvState::Denied);
     else if (up && state == EvState::Denied)
@@ -278,7 +277,7 @@ MrcEvTable::SetPeerPlaneUp(int plane, bool up)
     m_peerPlaneUp = up ? m_peerPlaneUp | uint64_t(1) << port : m_peerPlaneUp & ~(uint64_t(1) << port);
     for (uint32_t id = uint32_t(port) * m_evsPerPort; id < uint32_t(port + 1) * m_evsPerPort; ++id)
     {
-      const EvState state = m_evs[id].state;
+      const EvState state = m_evs[id];
       if (!up && state != EvState::Denied)
         SetState(static_cast<uint16_t>(id), EvState::Denied);
       else if (up && state == EvState::Denied && PortUp(port))
@@ -369,7 +368,7 @@ MrcEvTable::HandleProbe(const RdmaRxInfo& info)
     return;
   }
   const uint16_t id = probe.GetEv();
-  if (id >= m_evs.size() || m_evs[id].state != EvState::AssumedBad)
+  if (id >= m_evs.size() || m_evs[id] != EvState::AssumedBad)
   {
     return;
   }

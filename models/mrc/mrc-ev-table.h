@@ -50,7 +50,7 @@ public:
 
   /// \brief The EV for the next packet on NIC port `port` (an index into Evs()), or -1.
   int Select(uint16_t port) { return m_selector->Select(m_evs, ActiveEvs(port), port); }
-  const std::vector<MrcEv>& Evs() const { return m_evs; }
+  const MrcEvStates& Evs() const { return m_evs; }
   /// \brief EV state changes so far (each one the EvState trace source reports).
   uint32_t Transitions() const { return m_transitions; }
   /// \brief NIC ports of the table (0 before SetUp).
@@ -145,7 +145,7 @@ private:
   uint64_t m_peerPlaneUp = 0; ///< by NIC port index (same plane at the peer), a bit each
   std::unique_ptr<Lists> m_lists; ///< null while every port has its first ranges
   Ptr<EvSelector> m_selector;
-  std::vector<MrcEv> m_evs;
+  MrcEvStates m_evs;
   /// Per NIC port (SRv6 mode; null in entropy mode): the shared set its EVs' paths are in, where
   /// they start, and the destination's uSIDs.
   std::unique_ptr<MrcPortPaths[]> m_paths;

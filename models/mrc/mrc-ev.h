@@ -6,14 +6,16 @@
 
 #include "models/wire/udp-entropy.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 
 namespace ns3
 {
 
 /// \brief Health of an EV (docs/MODEL.md): only GOOD EVs carry data.
-enum class EvState : uint8_t
+enum class EvState : uint8_t // two bits (MrcEvStates)
 {
   Good,       ///< usable
   Skip,       ///< congestion seen (ECN echo, trim): skipped for one rotation, then GOOD
@@ -38,18 +40,58 @@ EvStateName(EvState s)
   return "?";
 }
 
-/// \brief The state of one entropy value of a queue pair: one byte, as a QP has 128-256 EVs and
-/// a large run hundreds of thousands of QPs. Everything else about an EV follows from its index in
-/// the QP's EV table (its id, echoed in SACK/NACK): its NIC port and plane (the EVs are numbered
-/// port by port: MrcEvTable::PortOfEv, EvPlane), its SRv6 path (MrcEvTable::EvUsids, from paths
-/// shared between QPs: MrcPathSet), its UDP source port (EvEntropy::Encode(id)), and whether it
-/// sprays or waits as a backup (the table's lists, kept apart once they leave their first shape).
-struct MrcEv
+/// \brief The states of a queue pair's entropy values, by EV id: two bits each (four EVs a byte),
+/// as a QP has 128-256 EVs and a large run millions of QPs. Everything else about an EV follows
+/// from its index in the QP's EV table (its id, echoed in SACK/NACK): its NIC port and plane (the
+/// EVs are numbered port by port: MrcEvTable::PortOfEv, EvPlane), its SRv6 path
+/// (MrcEvTable::EvUsids, from paths shared between QPs: MrcPathSet), its UDP source port
+/// (EvEntropy::Encode(id)), and whether it sprays or waits as a backup (the table's lists, kept
+/// apart once they leave their first shape).
+class MrcEvStates
 {
-  EvState state = EvState::Good;
-};
+public:
+  MrcEvStates() = default;
+  /// \brief `count` EVs, each `state`.
+  explicit MrcEvStates(uint32_t count, EvState state = EvState::Good) { Assign(count, state); }
+  MrcEvStates(const MrcEvStates& o) : MrcEvStates(o.m_size) { std::copy(o.m_bits.get(), o.m_bits.get() + Bytes(), m_bits.get()); }
+  MrcEvStates& operator=(const MrcEvStates& o)
+  {
+    if (this != &o)
+    {
+      Assign(o.m_size, EvState::Good);
+      std::copy(o.m_bits.get(), o.m_bits.get() + Bytes(), m_bits.get());
+    }
+    return *this;
+  }
+  MrcEvStates(MrcEvStates&&) = default;
+  MrcEvStates& operator=(MrcEvStates&&) = default;
 
-static_assert(sizeof(MrcEv) == 1, "MrcEv: keep the EV table small");
+  /// \brief Makes the table `count` EVs, each `state`.
+  void Assign(uint32_t count, EvState state)
+  {
+    m_size = count;
+    m_bits = std::make_unique<uint8_t[]>(Bytes());
+    const uint8_t s = static_cast<uint8_t>(state);
+    std::fill(m_bits.get(), m_bits.get() + Bytes(), static_cast<uint8_t>(s | s << 2 | s << 4 | s << 6));
+  }
+  uint32_t size() const { return m_size; }
+  EvState operator[](uint32_t id) const
+  {
+    return static_cast<EvState>((m_bits[id >> 2] >> ((id & 3) * 2)) & 3);
+  }
+  void Set(uint32_t id, EvState state)
+  {
+    uint8_t& byte = m_bits[id >> 2];
+    const int shift = (id & 3) * 2;
+    byte = static_cast<uint8_t>((byte & ~(3 << shift)) | static_cast<uint8_t>(state) << shift);
+  }
+
+private:
+  uint32_t Bytes() const { return (m_size + 3) / 4; }
+
+  std::unique_ptr<uint8_t[]> m_bits;
+  uint32_t m_size = 0;
+};
 
 /// \brief EV ids (indices into a QP's EV table), e.g. a NIC port's active EVs: a view that stays
 /// valid until the table changes its lists.

@@ -115,7 +115,7 @@ public:
   uint32_t MarkPathsAssumedBad(uint16_t port, const UsidList& prefix);
 
   /// \brief The EVs' states, by id.
-  const std::vector<MrcEv>& Evs() const { return m_evTable.Evs(); }
+  const MrcEvStates& Evs() const { return m_evTable.Evs(); }
   /// \brief The NIC port of EV `id` (its EVs are numbered port by port).
   uint16_t EvPort(uint16_t id) const { return m_evTable.PortOfEv(id); }
   /// \brief The plane of NIC port `port`.

@@ -59,7 +59,7 @@ PenaltyEvSelector::OnFeedback(uint16_t id, EvFeedback feedback)
 }
 
 int
-PenaltyEvSelector::Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port)
+PenaltyEvSelector::Select(MrcEvStates& evs, MrcEvIds candidates, int port)
 {
   if (static_cast<int>(m_next.size()) <= port)
   {
@@ -73,13 +73,13 @@ PenaltyEvSelector::Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port
   for (size_t i = 0; i < 2 * n && (best < 0 || i < n); ++i)
   {
     size_t k = (m_next[port] + i) % n;
-    MrcEv& ev = evs[candidates[k]];
-    if (ev.state == EvState::Skip)
+    const EvState ev = evs[candidates[k]];
+    if (ev == EvState::Skip)
     {
-      Recover(ev, candidates[k]);
+      Recover(evs, candidates[k]);
       continue;
     }
-    if (ev.state != EvState::Good)
+    if (ev != EvState::Good)
     {
       continue;
     }

@@ -18,7 +18,7 @@ class PenaltyEvSelector : public EvSelector
 public:
   static TypeId GetTypeId();
   PenaltyEvSelector();
-  int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override;
+  int Select(MrcEvStates& evs, MrcEvIds candidates, int port) override;
   Ptr<EvSelector> Copy() const override { return Ptr<EvSelector>(new PenaltyEvSelector(*this), false); }
   void OnFeedback(uint16_t id, EvFeedback feedback) override;
 

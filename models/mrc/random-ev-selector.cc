@@ -32,7 +32,7 @@ RandomEvSelector::SetStream(uint64_t stream)
 }
 
 int
-RandomEvSelector::Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port)
+RandomEvSelector::Select(MrcEvStates& evs, MrcEvIds candidates, int port)
 {
   const size_t n = candidates.size();
   if (n == 0)
@@ -43,20 +43,20 @@ RandomEvSelector::Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port)
   for (int tries = 0; tries < 4; ++tries)
   {
     const uint16_t id = candidates[SplitMix64(m_rng) % n];
-    MrcEv& ev = evs[id];
-    if (ev.state == EvState::Skip)
+    const EvState ev = evs[id];
+    if (ev == EvState::Skip)
     {
-      Recover(ev, id);
+      Recover(evs, id);
       continue;
     }
-    if (ev.state == EvState::Good)
+    if (ev == EvState::Good)
     {
       return id;
     }
   }
   for (uint16_t c : candidates)
   {
-    if (evs[c].state == EvState::Good)
+    if (evs[c] == EvState::Good)
     {
       return c;
     }

@@ -16,7 +16,7 @@ class RandomEvSelector : public EvSelector
 public:
   static TypeId GetTypeId();
   RandomEvSelector();
-  int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override;
+  int Select(MrcEvStates& evs, MrcEvIds candidates, int port) override;
   Ptr<EvSelector> Copy() const override { return Ptr<EvSelector>(new RandomEvSelector(*this), false); }
   void SetStream(uint64_t stream) override;
 

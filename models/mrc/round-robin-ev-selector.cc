@@ -18,7 +18,7 @@ RoundRobinEvSelector::GetTypeId()
 }
 
 int
-RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port)
+RoundRobinEvSelector::Select(MrcEvStates& evs, MrcEvIds candidates, int port)
 {
   if (static_cast<int>(m_next.size()) <= port)
   {
@@ -29,13 +29,13 @@ RoundRobinEvSelector::Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int p
   for (size_t i = 0; i < 2 * n; ++i)
   {
     size_t k = (m_next[port] + i) % n;
-    MrcEv& ev = evs[candidates[k]];
-    if (ev.state == EvState::Skip)
+    const EvState ev = evs[candidates[k]];
+    if (ev == EvState::Skip)
     {
-      Recover(ev, candidates[k]); // skipped for this rotation
+      Recover(evs, candidates[k]); // skipped for this rotation
       continue;
     }
-    if (ev.state == EvState::Good)
+    if (ev == EvState::Good)
     {
       m_next[port] = (k + 1) % n;
       return candidates[k];

@@ -14,7 +14,7 @@ class RoundRobinEvSelector : public EvSelector
 {
 public:
   static TypeId GetTypeId();
-  int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override;
+  int Select(MrcEvStates& evs, MrcEvIds candidates, int port) override;
   Ptr<EvSelector> Copy() const override { return Ptr<EvSelector>(new RoundRobinEvSelector(*this), false); }
 
 private:

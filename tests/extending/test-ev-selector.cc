@@ -33,16 +33,15 @@ public:
     return tid;
   }
 
-  int Select(std::vector<MrcEv>& evs, MrcEvIds candidates, int port) override
+  int Select(MrcEvStates& evs, MrcEvIds candidates, int port) override
   {
     for (auto it = candidates.rbegin(); it != candidates.rend(); ++it)
     {
-      MrcEv& ev = evs[*it];
-      if (ev.state == EvState::Skip)
+      if (evs[*it] == EvState::Skip)
       {
-        Recover(ev, *it);
+        Recover(evs, *it);
       }
-      if (ev.state == EvState::Good)
+      if (evs[*it] == EvState::Good)
       {
         s_picks.emplace_back(port, *it);
         return *it;

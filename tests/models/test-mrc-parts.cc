@@ -163,7 +163,7 @@ struct SenderBench
     FAIL("PSN " << psn << " was not sent");
     return 0;
   }
-  EvState StateOf(uint16_t ev) const { return qp.first->Evs()[ev].state; }
+  EvState StateOf(uint16_t ev) const { return qp.first->Evs()[ev]; }
   /// Wire bytes of a full data packet.
   uint64_t PacketBytes() const { return DataPacketBytes(4096); }
 
@@ -524,13 +524,13 @@ struct HealthBench
     int on = 0, bad = 0;
     for (uint16_t id = 0; id < qp.Evs().size(); ++id)
     {
-      const MrcEv& ev = qp.Evs()[id];
+      const EvState ev = qp.Evs()[id];
       const UsidList path = qp.EvUsids(id);
-      if (qp.EvPort(id) != 0 || ev.state == EvState::Denied || path.size() < prefix.size() ||
+      if (qp.EvPort(id) != 0 || ev == EvState::Denied || path.size() < prefix.size() ||
           !std::equal(prefix.begin(), prefix.end(), path.begin()))
         continue;
       ++on;
-      bad += ev.state == EvState::AssumedBad;
+      bad += ev == EvState::AssumedBad;
     }
     return { on, bad };
   }

@@ -282,9 +282,9 @@ TEST_CASE("mrc: a T0-T1 link failure is bypassed within 100 us and probes restor
   qp.first->GetAttribute("ProbeIntervalMax", probeMax);
   CHECK(backToGood.second.front() > repairAt);
   CHECK(backToGood.second.front() < repairAt + probeMax.Get() + MicroSeconds(20));
-  for (const MrcEv& ev : qp.first->Evs())
+  for (uint32_t id = 0; id < qp.first->Evs().size(); ++id)
   {
-    CHECK(ev.state != EvState::AssumedBad);
+    CHECK(qp.first->Evs()[id] != EvState::AssumedBad);
   }
   CHECK(l.errors.empty());
 }
@@ -542,11 +542,35 @@ TEST_CASE("mrc: every EV selector sprays over all planes and completes under ran
   }
 }
 
+TEST_CASE("mrc: an EV's state takes two bits and leaves its neighbours' alone", "[mrc][ev]")
+{
+  // 11 EVs: the last byte holds three. Every state at every id, over neighbours of every state.
+  const EvState states[] = { EvState::Good, EvState::Skip, EvState::AssumedBad, EvState::Denied };
+  for (EvState around : states)
+  {
+    MrcEvStates evs(11, around);
+    CHECK(evs.size() == 11);
+    for (uint32_t id = 0; id < 11; ++id)
+    {
+      for (EvState s : states)
+      {
+        evs.Set(id, s);
+        for (uint32_t other = 0; other < 11; ++other)
+          CHECK(evs[other] == (other == id ? s : around));
+      }
+      evs.Set(id, around);
+    }
+    MrcEvStates copy = evs;
+    copy.Set(10, around == EvState::Good ? EvState::Denied : EvState::Good);
+    CHECK(evs[10] == around); // a copy has states of its own
+  }
+}
+
 TEST_CASE("mrc: the penalty selector passes over EVs with recent bad feedback", "[mrc]")
 {
   // Four good EVs of one plane; a trim on EV 1 and a loss on EV 2: while their penalties last,
   // a rotation picks only EVs 0 and 3 (round robin would pick all four).
-  std::vector<MrcEv> evs(4);
+  MrcEvStates evs(4);
   const std::vector<uint16_t> ids{ 0, 1, 2, 3 };
   const MrcEvIds candidates(ids.data(), 4);
   Ptr<EvSelector> penalty = CreateObject<PenaltyEvSelector>();
@@ -579,7 +603,7 @@ TEST_CASE("mrc: one codec maps EVs to UDP source ports and back", "[mrc]")
 // in lockstep.
 TEST_CASE("RandomEvSelector: independent streams per QP, repeated by a rerun", "[mrc][ev]")
 {
-  std::vector<MrcEv> evs(64);
+  MrcEvStates evs(64);
   std::vector<uint16_t> ids(64);
   for (uint16_t i = 0; i < 64; ++i)
   {
@@ -621,19 +645,19 @@ TEST_CASE("EV selectors: a SKIP EV recovers through the EV table's setter", "[mr
   {
     DYNAMIC_SECTION(type)
     {
-      std::vector<MrcEv> evs(4);
+      MrcEvStates evs(4);
       const std::vector<uint16_t> ids{ 0, 1, 2, 3 };
       const MrcEvIds candidates(ids.data(), 4);
       for (uint16_t i = 0; i < 4; ++i)
       {
-        evs[i].state = EvState::Skip;
+        evs.Set(i, EvState::Skip);
       }
       ObjectFactory factory;
       factory.SetTypeId(type);
       Ptr<EvSelector> s = factory.Create<EvSelector>();
       struct Log
       {
-        std::vector<MrcEv>* evs;
+        MrcEvStates* evs;
         std::vector<std::pair<uint16_t, EvState>> seen;
       } log{ &evs, {} };
       auto& seen = log.seen;
@@ -642,24 +666,24 @@ TEST_CASE("EV selectors: a SKIP EV recovers through the EV table's setter", "[mr
         {
           auto* l = static_cast<Log*>(log);
           l->seen.push_back({ id, state });
-          (*l->evs)[id].state = state;
+          l->evs->Set(id, state);
         },
         &log);
       // Every EV is SKIP: the selector passes each once, which makes it GOOD, and then picks one.
       const int picked = s->Select(evs, candidates, 0);
       REQUIRE(picked >= 0);
-      CHECK(evs[picked].state == EvState::Good);
+      CHECK(evs[picked] == EvState::Good);
       REQUIRE_FALSE(seen.empty());
       for (const auto& [id, state] : seen)
       {
         CHECK(state == EvState::Good);
-        CHECK(evs[id].state == EvState::Good);
+        CHECK(evs[id] == EvState::Good);
       }
       for (uint16_t id = 0; id < 4; ++id)
       {
         // An EV still SKIP was never passed; one that is GOOD got there through the setter.
         const bool reported = std::any_of(seen.begin(), seen.end(), [&](const auto& p) { return p.first == id; });
-        CHECK((evs[id].state == EvState::Skip || reported));
+        CHECK((evs[id] == EvState::Skip || reported));
       }
     }
   }
