@@ -97,7 +97,7 @@ PenaltyEvSelector::Select(MrcEvStates& evs, MrcEvIds candidates, int port)
   }
   if (best >= 0)
   {
-    m_next[port] = (bestK + 1) % n;
+    m_next[port] = static_cast<uint16_t>((bestK + 1) % n);
   }
   else
   {

@@ -31,7 +31,7 @@ private:
   };
   double Current(uint16_t id) const;
   Time m_halfLife;
-  std::vector<size_t> m_next;
+  std::vector<uint16_t> m_next; ///< per NIC port (a port has at most 16384 EVs)
   std::vector<Penalty> m_penalty; ///< by EV id, grown on the first feedback
 };
 

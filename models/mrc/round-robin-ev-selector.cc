@@ -37,7 +37,7 @@ RoundRobinEvSelector::Select(MrcEvStates& evs, MrcEvIds candidates, int port)
     }
     if (ev == EvState::Good)
     {
-      m_next[port] = (k + 1) % n;
+      m_next[port] = static_cast<uint16_t>((k + 1) % n);
       return candidates[k];
     }
   }

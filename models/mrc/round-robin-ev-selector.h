@@ -18,7 +18,7 @@ public:
   Ptr<EvSelector> Copy() const override { return Ptr<EvSelector>(new RoundRobinEvSelector(*this), false); }
 
 private:
-  std::vector<size_t> m_next; ///< per NIC port
+  std::vector<uint16_t> m_next; ///< per NIC port (a port has at most 16384 EVs)
 };
 
 } // namespace ns3
