@@ -62,12 +62,12 @@ public:
   /// \brief The SRv6 path of EV `id` (empty in entropy mode, or if it has none).
   UsidList EvUsids(uint16_t id) const
   {
-    if (!m_paths)
+    if (!m_pathSets)
     {
       return UsidList();
     }
     const uint16_t port = PortOfEv(id);
-    return m_paths[port].Usids(id - uint32_t(port) * m_evsPerPort);
+    return m_places[port].Usids((*m_pathSets)[port].get(), id - uint32_t(port) * m_evsPerPort);
   }
   /// \brief Active (spraying) EVs of NIC port `port`.
   MrcEvIds ActiveEvs(uint16_t port) const
@@ -146,9 +146,11 @@ private:
   std::unique_ptr<Lists> m_lists; ///< null while every port has its first ranges
   Ptr<EvSelector> m_selector;
   MrcEvStates m_evs;
-  /// Per NIC port (SRv6 mode; null in entropy mode): the shared set its EVs' paths are in, where
-  /// they start, and the destination's uSIDs.
-  std::unique_ptr<MrcPortPaths[]> m_paths;
+  /// SRv6 mode (null in entropy mode): per NIC port, the set its EVs' paths are in (one block
+  /// shared by the QPs whose ports have the same sets) and where they start in it, with the
+  /// destination's uSIDs.
+  std::shared_ptr<const MrcPortSets> m_pathSets;
+  std::unique_ptr<MrcPortPlace[]> m_places;
   uint32_t m_evsPerPort = 1; ///< active and backup EVs of each NIC port
   uint16_t m_perPlane = 0;   ///< active EVs of each NIC port at set-up
   uint16_t m_numPorts = 0;

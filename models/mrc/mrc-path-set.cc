@@ -1,6 +1,7 @@
 #include "models/mrc/mrc-path-set.h"
 
 #include <algorithm>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -122,12 +123,25 @@ MrcPathSet::ByHops(const mrcsim::FabricRouting& routing, uint32_t srcGpu, uint32
 namespace
 {
 
-/// The sets of the latest routing version seen, by (source T0, destination T0) vertex.
+/// The sets of the latest routing version seen, by (source T0, destination T0) vertex, and the
+/// blocks of a QP's ports' sets made of them (MrcPathSets::Share), by their sets.
 struct Registry
 {
   std::mutex mutex;
   uint64_t version = 0;
   std::unordered_map<uint64_t, std::shared_ptr<const MrcPathSet>> sets;
+  std::map<std::vector<const MrcPathSet*>, std::shared_ptr<const MrcPortSets>> blocks;
+
+  /// Forgets the sets and blocks of an older routing version (the QPs that took them keep theirs).
+  void Follow(uint64_t now)
+  {
+    if (version != now)
+    {
+      sets.clear();
+      blocks.clear();
+      version = now;
+    }
+  }
 };
 
 Registry&
@@ -155,16 +169,12 @@ MrcPathSets::Get(const mrcsim::FabricRouting& routing,
   {
     return out;
   }
-  out.tail = { mrcsim::FabricRouting::PortUsid(dst.leafPort), mrcsim::FabricRouting::PortUsid(dst.gpuPort) };
+  out.place.tail = { mrcsim::FabricRouting::PortUsid(dst.leafPort), mrcsim::FabricRouting::PortUsid(dst.gpuPort) };
   Registry& r = TheRegistry();
   const uint64_t key = (uint64_t(src.leaf) << 32) | dst.leaf;
   {
     std::lock_guard<std::mutex> lock(r.mutex);
-    if (r.version != routing.Version())
-    {
-      r.sets.clear(); // the QPs that took them keep theirs
-      r.version = routing.Version();
-    }
+    r.Follow(routing.Version());
     auto& set = r.sets[key];
     if (!set)
     {
@@ -181,13 +191,41 @@ MrcPathSets::Get(const mrcsim::FabricRouting& routing,
     if (set)
     {
       out.set = set;
-      out.base = static_cast<uint32_t>(offset % set->Size());
+      out.place.base = static_cast<uint32_t>(offset % set->Size());
+      out.shared = true;
       return out;
     }
     r.sets.erase(key);
   }
   out.set = std::make_shared<const MrcPathSet>(routing, srcGpu, dstGpu, plane, offset, count);
   return out;
+}
+
+std::shared_ptr<const MrcPortSets>
+MrcPathSets::Share(const mrcsim::FabricRouting& routing, const std::vector<MrcPortPaths>& ports)
+{
+  MrcPortSets sets;
+  std::vector<const MrcPathSet*> key;
+  bool own = false;
+  for (const MrcPortPaths& p : ports)
+  {
+    sets.push_back(p.set);
+    key.push_back(p.set.get());
+    own = own || (p.set && !p.shared);
+  }
+  if (own)
+  {
+    return std::make_shared<const MrcPortSets>(std::move(sets)); // never another QP's
+  }
+  Registry& r = TheRegistry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.Follow(routing.Version());
+  std::shared_ptr<const MrcPortSets>& block = r.blocks[key];
+  if (!block)
+  {
+    block = std::make_shared<const MrcPortSets>(std::move(sets));
+  }
+  return block;
 }
 
 std::size_t

@@ -10,7 +10,8 @@
 // 256 up-ports and 16 links per T0-T1 pair, 4,096 indices). Otherwise a set holds one period of
 // the index (FabricRouting::PathPeriod) by column, the positions where all its paths agree kept
 // once. A queue pair keeps, per NIC port, the set, where its EVs start in it (its path offset
-// modulo the set's size) and the destination's two uSIDs (MrcPortPaths). Sets are made on first
+// modulo the set's size) and the destination's two uSIDs (MrcPortPlace), and its ports' sets as
+// one block shared with the QPs whose ports have the same sets (MrcPortSets). Sets are made on first
 // use and kept by the routing's Version(), source T0 and destination T0 (one registry for the
 // process, thread-safe: QPs are set up in their partitions' threads); QPs hold them by
 // shared_ptr, so the paths a QP took before a link changed stay with it, as they did when each QP
@@ -106,16 +107,17 @@ private:
   uint8_t m_varCount = 0; ///< popcount of m_varMask
 };
 
-/// \brief Where the EVs of one NIC port of a queue pair find their paths: EV k of the port takes
-/// path (base + k) mod the set's size, then the destination's two uSIDs.
-struct MrcPortPaths
+/// \brief Where the EVs of one NIC port of a queue pair start in the port's path set, and the
+/// destination's two uSIDs: EV k of the port takes path (base + k) mod the set's size, then
+/// `tail`. What a QP keeps per NIC port, beside its ports' sets (MrcPortSets).
+struct MrcPortPlace
 {
-  std::shared_ptr<const MrcPathSet> set; ///< null: no EV of the port has a path
   uint32_t base = 0;
   std::array<uint16_t, 2> tail{}; ///< the destination T0's port to the GPU, the GPU's NIC port
 
-  /// \brief The path of the port's EV `k`, or -1 if it has none.
-  int64_t PathOf(uint32_t k) const
+  /// \brief The path of the port's EV `k` in `set` (null: no EV of the port has a path), or -1
+  /// if it has none.
+  int64_t PathOf(const MrcPathSet* set, uint32_t k) const
   {
     if (!set)
     {
@@ -128,10 +130,10 @@ struct MrcPortPaths
     }
     return set->HasPath(i) ? int64_t(i) : -1;
   }
-  /// \brief The uSIDs of the port's EV `k` (empty if it has no path).
-  UsidList Usids(uint32_t k) const
+  /// \brief The uSIDs of the port's EV `k` in `set` (empty if it has no path).
+  UsidList Usids(const MrcPathSet* set, uint32_t k) const
   {
-    const int64_t i = PathOf(k);
+    const int64_t i = PathOf(set, k);
     if (i < 0)
     {
       return UsidList();
@@ -143,6 +145,22 @@ struct MrcPortPaths
     return UsidList(usids, usids + n + 2);
   }
 };
+
+/// \brief Where the EVs of one NIC port of a queue pair find their paths (MrcPathSets::Get).
+struct MrcPortPaths
+{
+  std::shared_ptr<const MrcPathSet> set; ///< null: no EV of the port has a path
+  MrcPortPlace place;
+  bool shared = false; ///< the registry's set (QPs between the same two T0s have it), not the QP's own
+
+  int64_t PathOf(uint32_t k) const { return place.PathOf(set.get(), k); }
+  UsidList Usids(uint32_t k) const { return place.Usids(set.get(), k); }
+};
+
+/// \brief The path sets of a queue pair's NIC ports, by port (null: none for that port), as one
+/// block that the QPs whose ports have the same sets share (MrcPathSets::Share): a QP keeps a
+/// pointer to it and a place per port (MrcPortPlace), not a set pointer per port.
+using MrcPortSets = std::vector<std::shared_ptr<const MrcPathSet>>;
 
 /// \brief The process's shared path sets (see the file comment).
 class MrcPathSets
@@ -158,6 +176,11 @@ public:
                           int plane,
                           uint64_t offset,
                           uint32_t count);
+  /// \brief The sets of `ports` (a QP's, by NIC port, from Get in the routing's current version)
+  /// as one block: the registry's, shared with every QP whose ports have the same sets, unless a
+  /// port has a set of its own (then the QP's own block).
+  static std::shared_ptr<const MrcPortSets> Share(const mrcsim::FabricRouting& routing,
+                                                  const std::vector<MrcPortPaths>& ports);
   /// \brief Sets the registry holds now (those of the latest routing version seen).
   static std::size_t Kept();
 };

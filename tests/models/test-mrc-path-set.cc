@@ -86,9 +86,44 @@ TEST_CASE("mrc path sets: QPs between the same T0s share one set, with their own
   CHECK(a.set == b.set);
   CHECK(a.set->ByHopGroups()); // a regular two-tier plane: the T0's up-ports, then the T1's links
   CHECK(a.set->MemoryBytes() < 1024);
-  CHECK(a.tail != b.tail);
+  CHECK(a.place.tail != b.place.tail);
   const MrcPortPaths other = MrcPathSets::Get(routing, 0, 62, 1, 11, 8); // another plane
   CHECK(other.set != a.set);
+}
+
+TEST_CASE("mrc path sets: QPs whose ports have the same sets share one block of them", "[mrc][paths]")
+{
+  const Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));
+  FabricRouting routing(fabric);
+  // A QP's ports, one per plane, as an MRC QP's EV table takes them.
+  const auto ports = [&](uint32_t src, uint32_t dst, uint64_t offset)
+  {
+    std::vector<MrcPortPaths> p;
+    for (int plane = 0; plane < fabric.NumPlanes(); ++plane)
+      p.push_back(MrcPathSets::Get(routing, src, dst, plane, offset, 8));
+    return p;
+  };
+  // GPUs 0 and 1 under one T0, 62 and 63 under another, 2 under the first (of every plane).
+  const auto a = MrcPathSets::Share(routing, ports(0, 62, 11));
+  const auto b = MrcPathSets::Share(routing, ports(1, 63, 999));
+  REQUIRE(a);
+  CHECK(a == b);
+  CHECK(a->size() == std::size_t(fabric.NumPlanes()));
+  CHECK(MrcPathSets::Share(routing, ports(62, 0, 11)) != a); // the other way: other sets
+  // A port with a set of its own (made here as a QP beyond kMaxShared gets one) is never shared.
+  std::vector<MrcPortPaths> own = ports(0, 62, 11);
+  own[0].set = std::make_shared<const MrcPathSet>(routing, 0, 62, 0, 11, 8);
+  own[0].shared = false;
+  const auto ownA = MrcPathSets::Share(routing, own);
+  CHECK(ownA != a);
+  CHECK(MrcPathSets::Share(routing, own) != ownA);
+  // After the routing changes, the same QPs get a new block of the new sets; old QPs keep theirs.
+  routing.SetLinkUp(fabric.LinkAt(routing.Attach(0, 0).leaf, FabricRouting::UsidPort(ports(0, 62, 11)[0].Usids(0)[0])).id,
+                    false);
+  routing.Update();
+  const auto after = MrcPathSets::Share(routing, ports(0, 62, 11));
+  CHECK(after != a);
+  CHECK((*a)[0] != (*after)[0]);
 }
 
 TEST_CASE("mrc path sets: a link going down gives new QPs new paths and leaves old ones theirs", "[mrc][paths]")
