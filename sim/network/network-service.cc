@@ -51,7 +51,7 @@ NetworkService::Notify(Side* side, uint32_t kind, const std::string& cause)
   // in the middle of its own work.
   if (kind == kRecvNotice && !side->completionLatency.IsStrictlyPositive())
   {
-    OnRecvComplete(side->peer->sent);
+    OnRecvComplete(PeerOf(*side).sent);
     return;
   }
   m_notices->Send(side->qp->NodeId(), side->completionLatency, Notice{ kind, side->index }, cause);
@@ -65,7 +65,7 @@ NetworkService::OnNotice(const Notice& notice, std::string_view cause)
                            std::to_string(m_sides.size()));
   Side* side = &m_sides[notice.index];
   if (notice.kind == kRecvNotice)
-    OnRecvComplete(side->peer->sent);
+    OnRecvComplete(PeerOf(*side).sent);
   else
     OnQpError(side, std::string(cause));
 }
@@ -100,14 +100,7 @@ NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<v
   m_fabricBytes += bytes;
   Connection& c = Get(src, dst);
   const Time post = ns3::GetOrCreateNic(m_net, src)->PostLatency();
-  ++m_outstanding;
-  // Runs when the receiver's host learns of the last part (Notify).
-  done = [this, done = std::move(done)]
-  {
-    --m_outstanding;
-    done();
-    Progressed();
-  };
+  ++m_outstanding; // until the receiver's host learns of the last part (Notify, Finish)
   if (m_fair)
   {
     // Here, in the workload's event, which every rank runs: the reference is the same on all.
@@ -129,18 +122,20 @@ NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<v
 std::vector<std::pair<NetworkService::Side*, uint64_t>>
 NetworkService::Writes(Connection& c, uint32_t src, uint64_t bytes)
 {
-  auto& senders = src == c.a ? c.aSide : c.bSide;
+  // The sender's QPs: the even sides of the connection's pairs for its lower GPU, else the odd.
+  const uint32_t own = src == c.a ? 0 : 1;
   // RoCEv2 with several QPs per connection: the message is split evenly over them (as NCCL
   // splits over channels) and completes with its last part; a part above the largest RDMA write
   // is posted as several writes.
-  const uint64_t qps = std::min<uint64_t>(senders.size(), bytes);
+  const uint64_t qps = std::min<uint64_t>(c.pairs, bytes);
   std::vector<std::pair<Side*, uint64_t>> writes;
   for (uint64_t i = 0; i < qps; ++i)
   {
+    Side* sender = &m_sides[c.first + 2 * i + own];
     uint64_t part = bytes / qps + (i < bytes % qps ? 1 : 0);
     for (; part > kMaxRdmaWriteBytes; part -= kMaxRdmaWriteBytes)
-      writes.emplace_back(senders[i], kMaxRdmaWriteBytes);
-    writes.emplace_back(senders[i], part);
+      writes.emplace_back(sender, kMaxRdmaWriteBytes);
+    writes.emplace_back(sender, part);
   }
   return writes;
 }
@@ -149,74 +144,76 @@ void
 NetworkService::Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done)
 {
   const std::vector<std::pair<Side*, uint64_t>> writes = Writes(c, src, bytes);
-  auto fail = [this]
-  {
-    --m_outstanding;
-    ++m_failedMessages;
-  };
-  std::vector<Pending> pending;
+  std::vector<Pending> pending(writes.size());
   if (writes.size() == 1)
-  {
-    pending.emplace_back(
-      [done = std::move(done), fail](bool ok)
-      {
-        if (ok)
-          done();
-        else
-          fail();
-      });
-  }
+    pending[0].done = std::move(done);
   else
   {
-    struct Whole
-    {
-      std::size_t left;
-      bool failed = false;
-      std::function<void()> done;
-    };
     auto whole = std::make_shared<Whole>(Whole{ writes.size(), false, std::move(done) });
-    for (std::size_t i = 0; i < writes.size(); ++i)
-    {
-      pending.emplace_back(
-        [whole, fail](bool ok)
-        {
-          --whole->left;
-          if (whole->failed)
-            return;
-          if (!ok)
-          {
-            whole->failed = true;
-            fail();
-          }
-          else if (whole->left == 0)
-            whole->done();
-        });
-    }
+    for (Pending& part : pending)
+      part.whole = whole;
   }
   for (std::size_t i = 0; i < writes.size(); ++i)
   {
     Side* side = writes[i].first;
     if (side->failed)
     {
-      pending[i](false); // a QP in error accepts no work: the part fails at once
+      Finish(std::move(pending[i]), false); // a QP in error accepts no work: the part fails at once
       continue;
     }
-    side->sent->push_back(std::move(pending[i]));
+    side->sent.push_back(std::move(pending[i]));
     if (side->qp) // else another MPI rank runs it (and posts the write there)
       side->qp->PostWrite(writes[i].second);
   }
 }
 
 void
-NetworkService::OnRecvComplete(PendingQueue* queue)
+NetworkService::Finish(Pending part, bool ok)
+{
+  if (!part.whole)
+  {
+    if (ok)
+      Complete(part.done);
+    else
+      Fail();
+    return;
+  }
+  Whole& whole = *part.whole;
+  --whole.left;
+  if (whole.failed)
+    return;
+  if (!ok)
+  {
+    whole.failed = true;
+    Fail();
+  }
+  else if (whole.left == 0)
+    Complete(whole.done);
+}
+
+void
+NetworkService::Complete(const std::function<void()>& done)
+{
+  --m_outstanding;
+  done();
+  Progressed();
+}
+
+void
+NetworkService::Fail()
+{
+  --m_outstanding;
+  ++m_failedMessages;
+}
+
+void
+NetworkService::OnRecvComplete(PendingQueue& queue)
 {
   // A QP in error has failed what it had sent; its peer may still complete one of those (the
   // data arrived, the acknowledgements did not): that message stays failed.
-  if (queue->empty())
+  if (queue.empty())
     return;
-  Pending part = std::move(queue->front());
-  queue->pop_front();
-  part(true);
+  Finish(queue.take_front(), true);
 }
 
 void
@@ -228,9 +225,9 @@ NetworkService::OnQpError(Side* side, const std::string& cause)
   side->failed = true;
   // As a QP in error flushes its work requests with error completions: every part it was
   // sending fails now.
-  PendingQueue flushed = std::move(*side->sent);
+  PendingQueue flushed = std::move(side->sent);
   while (!flushed.empty())
-    flushed.take_front()(false);
+    Finish(flushed.take_front(), false);
 }
 
 NetworkService::Connection&
@@ -250,27 +247,28 @@ NetworkService::Get(uint32_t src, uint32_t dst)
     o->OnConnection(c.a, b);
   if (!m_connect)
     m_connect = TransportTypes().Get(m_transport.type).connector(m_net, m_transport);
-  for (const QpPair& qp : m_connect(c.a, b))
-    Add(c, qp.first, qp.second);
+  const std::vector<QpPair> pairs = m_connect(c.a, b);
+  c.first = static_cast<uint32_t>(m_sides.size());
+  c.pairs = static_cast<uint32_t>(pairs.size());
+  for (const QpPair& qp : pairs)
+    Add(qp.first, qp.second);
   m_connectSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;
 }
 
 void
-NetworkService::Add(Connection& c, Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueuePair> y)
+NetworkService::Add(Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueuePair> y)
 {
   Side* sx = &m_sides.emplace_back();
   sx->index = static_cast<uint32_t>(m_sides.size() - 1);
   Side* sy = &m_sides.emplace_back();
   sy->index = static_cast<uint32_t>(m_sides.size() - 1);
-  for (auto [side, qp, peer] : { std::make_tuple(sx, x, sy), std::make_tuple(sy, y, sx) })
+  for (auto [side, qp] : { std::make_pair(sx, x), std::make_pair(sy, y) })
   {
     side->owner = this;
-    side->peer = peer;
     // This QP's GPU is the one its peer QP sends to.
     side->completionLatency = ns3::GetOrCreateNic(m_net, (qp == x ? y : x)->GetRemoteGpu())->CompletionLatency();
     side->route = FairReference::RouteOf(*qp);
-    side->sent = &m_queues.emplace_back();
     // Across MPI ranks another rank's QP is not kept (ConnectQueuePairs left it out of its NIC):
     // its rank runs it, and tells every rank of its completions and errors.
     if (!ns3::FabricParallelSimulatorImpl::RunsHere(qp->NodeId()))
@@ -281,8 +279,6 @@ NetworkService::Add(Connection& c, Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueue
     for (ConnectionObserver* o : m_observers)
       o->OnQp(qp);
   }
-  c.aSide.push_back(sx);
-  c.bSide.push_back(sy);
 }
 
 } // namespace mrcsim

@@ -20,9 +20,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace mrcsim
@@ -100,9 +101,21 @@ public:
   uint64_t OutstandingMessages() const { return m_outstanding; }
 
 private:
-  /// A message part waiting for its receiver: `ok` true when it completed, false when its QP
-  /// went into error.
-  using Pending = std::function<void(bool ok)>;
+  /// What the parts of a message of several writes share: the parts left, whether one failed,
+  /// and the workload's completion.
+  struct Whole
+  {
+    std::size_t left;
+    bool failed = false;
+    std::function<void()> done;
+  };
+  /// A message part waiting for its receiver (Finish): the message's completion when it is its
+  /// one part, else what its parts share.
+  struct Pending
+  {
+    std::function<void()> done;
+    std::shared_ptr<Whole> whole;
+  };
   /// Parts waiting on one receiving QP, in posting order (RDMA completes a QP's messages in
   /// order). A ring: 16 bytes while empty (a std::deque takes ~600 even then), and a large run
   /// has millions of QPs.
@@ -110,7 +123,9 @@ private:
 
   /// One QP of a connection: the QP (null when another MPI rank runs it), the queue of parts it
   /// sends (completed by its peer), its route for the fair-share reference, and whether it is in
-  /// error. It listens to its QP. The sides are the workloads' state, the same in every process.
+  /// error. It listens to its QP. The sides are the workloads' state, the same in every process:
+  /// a connection's QP pairs are consecutive pairs of sides (even index: the lower GPU's QP), so
+  /// a side's peer is the other of its pair.
   struct Side : ns3::RdmaQpListener
   {
     void RecvComplete(ns3::RdmaQueuePair& qp, uint64_t id, uint64_t bytes, ns3::Time firstArrival) override;
@@ -118,29 +133,36 @@ private:
 
     NetworkService* owner = nullptr;
     ns3::Ptr<ns3::RdmaQueuePair> qp; ///< null when another MPI rank runs it
-    Side* peer = nullptr;         ///< the other end's QP
-    PendingQueue* sent = nullptr; ///< parts this QP sent, completed at the peer's receive
+    PendingQueue sent;               ///< parts this QP sent, completed at the peer's receive
     bool failed = false;
     FairReference::Route route;
     uint32_t index = 0;             ///< in m_sides (what a completion notice names)
     ns3::Time completionLatency;    ///< of this QP's NIC: when its host learns of a completion
   };
 
-  /// The QPs between two GPUs, both directions (a QP pair carries data both ways).
+  /// The QPs between two GPUs, both directions (a QP pair carries data both ways): `pairs`
+  /// pairs of sides from m_sides[first] (Side).
   struct Connection
   {
     uint32_t a = 0;
-    std::vector<Side*> aSide;
-    std::vector<Side*> bSide;
+    uint32_t first = 0;
+    uint32_t pairs = 0;
   };
+  Side& PeerOf(const Side& side) { return m_sides[side.index ^ 1]; }
 
   void Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done);
   /// The writes a message from `src` is posted as: its parts over the sender's QPs, each split
   /// at the largest RDMA write.
   std::vector<std::pair<Side*, uint64_t>> Writes(Connection& c, uint32_t src, uint64_t bytes);
   Connection& Get(uint32_t src, uint32_t dst);
-  void Add(Connection& c, ns3::Ptr<ns3::RdmaQueuePair> x, ns3::Ptr<ns3::RdmaQueuePair> y);
-  void OnRecvComplete(PendingQueue* queue);
+  void Add(ns3::Ptr<ns3::RdmaQueuePair> x, ns3::Ptr<ns3::RdmaQueuePair> y);
+  void OnRecvComplete(PendingQueue& queue);
+  /// \brief A part ends: completed (`ok`) or failed with its QP.
+  void Finish(Pending part, bool ok);
+  /// \brief A message completed: the workload learns of it, then the runner (Progressed).
+  void Complete(const std::function<void()>& done);
+  /// \brief A message failed (a part was on a QP in error).
+  void Fail();
   void OnQpError(Side* side, const std::string& cause);
   /// \brief What a QP side tells the host: a completion or an error (whose cause follows as the
   /// message's tail).
@@ -161,10 +183,9 @@ private:
   ns3::FabricNetwork& m_net;
   const TransportSpec& m_transport;
   Connector m_connect; ///< the transport's, made at the first connection (TransportType::connector)
-  std::map<uint64_t, Connection> m_connections;
+  std::unordered_map<uint64_t, Connection> m_connections;
   double m_connectSeconds = 0;
-  std::deque<PendingQueue> m_queues; ///< stable addresses
-  std::deque<Side> m_sides;          ///< stable addresses
+  std::deque<Side> m_sides; ///< stable addresses
   std::vector<ns3::Ptr<ns3::RdmaQueuePair>> m_qps;
   std::vector<std::string> m_errors;
   std::function<void()> m_onProgress;
