@@ -124,14 +124,20 @@ def growth_derived(data, label):
     return {"us_per_connection": d["us"], "peak_bytes_per_connection": d["peak_bytes"]}
 
 
-def growth_benchmark(transport, fabric, group):
-    args = ["run", "scenarios/bench/connections.json", "--quiet", "--partitions", "1",
+def connections_args(transport, fabric, group, partitions=()):
+    """`mrcsim run` of the connections benchmark at one point (`partitions`: e.g. ("--partitions", "1"))."""
+    args = ["run", "scenarios/bench/connections.json", "--quiet", *partitions,
             "--set", "workloads.0.group_size=%d" % group]
     if fabric != GROWTH_FABRIC:
         args += ["--set", "topology.preset=" + fabric]
     if transport != "mrc":
         args += ["--set", 'transport=[{"type": "%s"}]' % transport]
-    return {"args": args + ["--out", "{out}"], "source": "summary", "long": True, "growth": True, "runs": 1,
+    return args + ["--out", "{out}"]
+
+
+def growth_benchmark(transport, fabric, group):
+    args = connections_args(transport, fabric, group, ("--partitions", "1"))
+    return {"args": args, "source": "summary", "long": True, "growth": True, "runs": 1,
             "derive": {"growth": lambda data: growth_derived(data, transport)},
             "figures": growth_figures(transport)}
 
@@ -297,8 +303,7 @@ def by_rank(data, label):
 
 
 def ranks_benchmark(transport):
-    args = growth_benchmark(transport, GROWTH_FABRIC, GROWTH_GROUPS[-1])["args"]
-    args = [a for a in args if a not in ("--partitions", "1")]
+    args = connections_args(transport, GROWTH_FABRIC, GROWTH_GROUPS[-1])  # a partition per rank
     wc = "summary.wall_clock.%s." % transport
     return {"launcher": ["mpirun", "-np", str(RANKS)], "env": MPI_ENV, "args": args, "source": "summary",
             "long": True, "runs": 1, "derive": {"by_rank": lambda data: by_rank(data, transport)},
