@@ -4,6 +4,7 @@
 
 #include "models/engine/fabric-parallel-simulator.h"
 #include "models/rdma/rdma-connect.h"
+#include "models/rdma/rdma-nic.h"
 
 #include "ns3/callback.h"
 #include "ns3/simulator.h"
@@ -267,12 +268,21 @@ NetworkService::Add(Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueuePair> y)
   {
     side->owner = this;
     // This QP's GPU is the one its peer QP sends to.
-    side->completionLatency = ns3::GetOrCreateNic(m_net, (qp == x ? y : x)->GetRemoteGpu())->CompletionLatency();
+    const uint32_t gpu = (qp == x ? y : x)->GetRemoteGpu();
+    const Ptr<ns3::RdmaNic> nic = ns3::GetOrCreateNic(m_net, gpu);
+    side->completionLatency = nic->CompletionLatency();
     side->route = FairReference::RouteOf(*qp);
-    // Across MPI ranks another rank's QP is not kept (ConnectQueuePairs left it out of its NIC):
-    // its rank runs it, and tells every rank of its completions and errors.
-    if (!ns3::FabricParallelSimulatorImpl::RunsHere(qp->NodeId()))
+    // A QP its NIC does not hold is another MPI rank's (ConnectQueuePairs adds a QP to its NIC on
+    // its GPU's rank only): not kept here; its rank runs it and tells every rank of its
+    // completions and errors.
+    if (nic->GetQueuePair(qp->GetQpn()) != qp)
+    {
+      if (ns3::FabricParallelSimulatorImpl::RunsHere(nic->GetNodeId()))
+        throw std::logic_error("transport '" + m_transport.type + "': its connector made a QP of GPU " +
+                               std::to_string(gpu) + " that its NIC does not hold (connect QPs with "
+                               "ConnectQueuePairs)");
       continue;
+    }
     side->qp = qp;
     qp->SetListener(side);
     m_qps.push_back(qp);
