@@ -201,6 +201,35 @@ RegisterUc()
   (void)once;
 }
 
+/// "uc-unheld": uc whose connector binds its QPs without adding them to their NICs (a mistake a
+/// transport could make): the run must say so rather than wait for QPs no NIC serves.
+void
+RegisterUnheldUc()
+{
+  static const bool once = []
+  {
+    mrcsim::TransportType type;
+    type.name = "uc-unheld";
+    type.description = "uc, its QPs bound but left off their NICs (test only)";
+    type.parse = [](mrcsim::JsonReader&, mrcsim::TransportSpec&) {};
+    type.configureFabric = &ConfigureUcFabric;
+    type.connector = [](FabricNetwork& net, const mrcsim::TransportSpec&) -> mrcsim::Connector
+    {
+      return [&net](uint32_t a, uint32_t b)
+      {
+        Ptr<UcQueuePair> x = CreateObject<UcQueuePair>();
+        Ptr<UcQueuePair> y = CreateObject<UcQueuePair>();
+        x->Bind(PeekPointer(GetOrCreateNic(net, a)), 1, b, 1);
+        y->Bind(PeekPointer(GetOrCreateNic(net, b)), 1, a, 1);
+        return std::vector<mrcsim::QpPair>{ { x, y } };
+      };
+    };
+    mrcsim::RegisterTransportType(type);
+    return true;
+  }();
+  (void)once;
+}
+
 nlohmann::json
 Scenario(const std::string& transports)
 {
@@ -252,4 +281,13 @@ TEST_CASE("extending: a test-only transport's keys are checked like the built-in
   CHECK_THAT(error(R"({"type": "uc", "nic_port": 8})"), Catch::Contains("nic_port"));
   CHECK_THAT(error(R"({"type": "rocev2", "nic_port": 1})"), Catch::Contains("only allowed for uc"));
   CHECK_THAT(error(R"({"type": "uc", "qps_per_connection": 2})"), Catch::Contains("not for uc"));
+}
+
+TEST_CASE("extending: a connector whose QPs no NIC holds is a named error", "[extending][transport]")
+{
+  RegisterUnheldUc();
+  mrcsim::ScenarioRunOptions options;
+  options.progress = false;
+  CHECK_THROWS_WITH(mrcsim::RunScenario(mrcsim::ParseScenario(Scenario(R"({"type": "uc-unheld"})"), "<test>"), options),
+                    Catch::Contains("transport 'uc-unheld'") && Catch::Contains("that its NIC does not hold"));
 }
