@@ -22,8 +22,10 @@ FabricParallelSimulatorImpl::ProcessOneEvent(Partition& p)
   p.currentTs = next.ts;
   p.currentOrder = next.order;
   p.currentContext = next.context;
-  next.impl->Invoke();
-  next.impl->Unref();
+  // The scheduler's reference, released even when the event throws (a run that stops on an
+  // error, such as a connector's, is emptied by Simulator::Destroy and must not leak the event).
+  const Ptr<EventImpl> event(next.impl, false);
+  event->Invoke();
 }
 
 void
