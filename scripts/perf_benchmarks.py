@@ -18,11 +18,12 @@ def get(d, path):
 
 
 # Each benchmark: its command (after the binary; {out} is a fresh directory), where its figures
-# come from ("json": the command's JSON output; "summary": OUT/summary.json, its paths under
-# "summary."; "time": the process's wall and CPU time and peak RSS), the figures kept (name ->
-# JSON path, and how a table shows it), figures derived from those (derive: key -> function of the
-# data), whether it is long (recorded by --long only), and a
-# launcher with its environment (mpirun).
+# come from ("json": the command's JSON output, with the process's wall and CPU time under
+# "process."; "summary": OUT/summary.json, its paths under "summary."; "time": the process's wall
+# and CPU time and peak RSS), the figures kept (name -> JSON path, and how a table shows it),
+# figures derived from those (derive: key -> function of the data), whether it is long (recorded
+# by --long only) or a comparison's member only (member_only: recorded by --side-by-side), its
+# environment (env), and a launcher (mpirun).
 MIB = 1 << 20
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
@@ -316,6 +317,62 @@ def ranks_benchmark(transport):
 
 for _t in GROWTH_TRANSPORTS:
     BENCHMARKS["ranks-%s-g%d" % (_t, GROWTH_GROUPS[-1])] = ranks_benchmark(_t)
+
+def perm_8192_with(env=None):
+    """`bench perm-8192` (two partitions) as a member of a comparison, with `env` (a setting off):
+    what it simulates and what that costs, the process's CPU time included."""
+    b = {"args": ["bench", "perm-8192", "--json"], "source": "json", "member_only": True,
+         "figures": {"events": ("events", "{:,.0f}"),
+                     "cpu_s": ("process.cpu", "{:.1f} s"),
+                     "wall_s": ("process.wall", "{:.1f} s"),
+                     "peak_rss_mib": ("peak_rss_bytes", "{:.1f} MiB", MIB)}}
+    if env:
+        b["env"] = env
+    return b
+
+
+# Members of the comparisons below only (recorded by --side-by-side, never on their own).
+BENCHMARKS["perm-8192-default"] = perm_8192_with()
+BENCHMARKS["perm-8192-no-prefetch-lists"] = perm_8192_with(
+    {"NS_ATTRIBUTE_DEFAULT": "ns3::FabricScheduler::PrefetchLists=false"})
+BENCHMARKS["perm-8192-eager-start"] = perm_8192_with({"NS_ATTRIBUTE_DEFAULT": "ns3::FabricPort::LazyStart=false"})
+PERM_COLUMNS = ("events", "CPU time (user + system)", "wall time", "peak RSS")
+PERM_KEYS = ("events", "cpu_s", "wall_s", "peak_rss_mib")
+
+# Benchmarks run side by side (`record --side-by-side`): in turn, A B C A B C ..., so that their
+# figures come from one machine at a like load, which records taken apart on a shared machine do
+# not. Each member: the row's text, its benchmark and the keys of that benchmark's figures that
+# fill the columns; the table shows each member's medians and, per round, its ratio to the first
+# member (the baseline).
+SIDE_BY_SIDE = {
+    "side-by-side-perm-8192": {
+        "columns": ("wall", "CPU", "peak RSS"),
+        "members": (
+            ("1 partition (`--partitions 1`)", "runner-perm-8192-1p", ("wall_s", "cpu_s", "peak_rss_mib")),
+            ("2 threads (2 partitions, the default)", "runner-perm-8192", ("wall_s", "cpu_s", "peak_rss_mib")),
+            ("2 MPI ranks on this machine (rank 0's peak)", "runner-perm-8192-mpi",
+             ("wall_s", "cpu_s", "peak_rss_mib_rank0")),
+        ),
+        "runs": 3,
+    },
+    "side-by-side-prefetch-lists": {
+        "columns": PERM_COLUMNS,
+        "members": (
+            ("lists prefetched (default)", "perm-8192-default", PERM_KEYS),
+            ("`NS_ATTRIBUTE_DEFAULT=ns3::FabricScheduler::PrefetchLists=false`", "perm-8192-no-prefetch-lists",
+             PERM_KEYS),
+        ),
+        "runs": 3,
+    },
+    "side-by-side-lazy-start": {
+        "columns": PERM_COLUMNS,
+        "members": (
+            ("lazy start (default)", "perm-8192-default", PERM_KEYS),
+            ("`NS_ATTRIBUTE_DEFAULT=ns3::FabricPort::LazyStart=false`", "perm-8192-eager-start", PERM_KEYS),
+        ),
+        "runs": 3,
+    },
+}
 
 # The README's results table, a row per run (`mrcsim run ARGS --quiet --out DIR`, once): the
 # row's text, the collective whose mean time and ideal it shows, whether it also shows the whole

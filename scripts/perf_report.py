@@ -2,7 +2,7 @@
 """Performance figures and the README's results table from recorded runs: record, render, check
 and compare.
 
-  perf_report.py record [--runs N] [--only NAME ...] [--long] [--readme] [--mrcsim BIN]
+  perf_report.py record [--runs N] [--only NAME ...] [--long] [--readme] [--side-by-side] [--mrcsim BIN]
       runs each benchmark N times (default 3; 1 for the multiplane-131k step and failure-storm) and writes
       results/perf/NAME.json: every run's figures, their median, minimum and maximum, the
       command, the commit (and whether the tree had changes), the date and the machine (cores,
@@ -12,13 +12,15 @@ and compare.
       it records what takes at most a minute or so a run; --long records only the long runs (the
       a2a-32k row, the multiplane-131k step, failure-storm, perm-8192 in two MPI ranks, the
       connections benchmark in four); --readme only the
-      README's rows; --only the runs named.
+      README's rows; --side-by-side only the comparisons whose benchmarks run in turn (A B C A B C
+      ..., N rounds) into one record, results/perf/NAME.json; --only the runs named.
   perf_report.py render [--check] [--doc FILE ...]
       rewrites the marked blocks of docs/PERFORMANCE.md and README.md (the prose around them is
       not touched): <!-- perf NAME --> ... <!-- /perf --> from results/perf/NAME.json, and
       <!-- runs --> ... <!-- /runs --> (the README's results table) from results/runs/, and
       <!-- run NAME --> ... <!-- /run --> (one of its runs: time, events, memory) from
-      results/runs/NAME.json. --check
+      results/runs/NAME.json, and <!-- side-by-side NAME --> (a comparison: each member's medians
+      and its ratio to the first member, round by round) from results/perf/NAME.json. --check
       writes nothing and fails if a block differs from what the records give (a figure typed by
       hand), names a record that is missing, or a record is not one this script knows.
   perf_report.py compare --a BIN_A --b BIN_B [--runs N] [--only NAME ...]
@@ -44,7 +46,7 @@ import sys
 import tempfile
 
 from perf_benchmarks import (BENCHMARKS, GROWTH_FABRIC, GROWTH_GROUPS, GROWTH_POINTS, GROWTH_SMALLER_FABRICS,
-                             GROWTH_TRANSPORTS, MIB, RUNS, TABLE_TRANSPORTS, get, growth_name)
+                             GROWTH_TRANSPORTS, MIB, RUNS, SIDE_BY_SIDE, TABLE_TRANSPORTS, get, growth_name)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(ROOT, "results", "perf")
@@ -120,6 +122,7 @@ def run_once(mrcsim, name):
                                          ok=(0, 3) if b.get("partial_ok") else (0,))
         if b["source"] == "json":
             data = json.loads(stdout)
+            data["process"] = {"wall": wall, "cpu": cpu}
         elif b["source"] == "time":
             data = {"wall": wall, "cpu": cpu, "peak_rss_bytes": rss}
         else:
@@ -148,9 +151,11 @@ def summarise(runs):
     return out
 
 
-def command(launcher, args):
-    """The command as a record shows it: the binary as `mrcsim`, the output directory as DIR."""
-    return shlex.join([*launcher, "mrcsim", *("DIR" if "perf-" in a else a for a in args)])
+def command(launcher, args, env=None):
+    """The command as a record shows it: the setting it runs with (an environment variable other
+    than Open MPI's), the binary as `mrcsim`, the output directory as DIR."""
+    settings = ["%s=%s" % kv for kv in sorted((env or {}).items()) if not kv[0].startswith("OMPI_")]
+    return shlex.join([*settings, *launcher, "mrcsim", *("DIR" if "perf-" in a else a for a in args)])
 
 
 def transport_figures(summary, label):
@@ -194,15 +199,39 @@ def write_json(path, rec):
         f.write("\n")
 
 
+def record_side_by_side(args, name):
+    """A comparison's record: its members' benchmarks run in turn, round by round."""
+    spec = SIDE_BY_SIDE[name]
+    rounds = args.runs or spec["runs"]
+    members = [{"benchmark": bench, "command": "", "runs": []} for _, bench, _ in spec["members"]]
+    date = now()
+    for i in range(rounds):
+        for m in members:
+            figures, argv = run_once(args.mrcsim, m["benchmark"])
+            m["runs"].append(figures)
+            m["command"] = command(BENCHMARKS[m["benchmark"]].get("launcher", []), argv, BENCHMARKS[m["benchmark"]].get("env"))
+            print("perf: %s round %d/%d: %s: %s" % (name, i + 1, rounds, m["benchmark"],
+                                                   ", ".join("%s %.4g" % kv for kv in figures.items())), file=sys.stderr)
+    for m in members:
+        m["figures"] = summarise(m["runs"])
+    return {"comparison": name, "date": date, **commit(), "machine": machine(), "rounds": rounds, "members": members}
+
+
 def record(args):
     known = {**BENCHMARKS, **RUNS}
     if args.only:
         names = args.only
+    elif args.side_by_side:
+        names = list(SIDE_BY_SIDE)
     else:
         names = [n for n, spec in (RUNS if args.readme else known).items()
-                 if (bool(spec.get("growth")) if args.growth else bool(spec.get("long")) == args.long
-                     and not spec.get("growth"))]
+                 if not spec.get("member_only")
+                 and (bool(spec.get("growth")) if args.growth else bool(spec.get("long")) == args.long
+                      and not spec.get("growth"))]
     for name in names:
+        if name in SIDE_BY_SIDE:
+            write_json(os.path.join(args.records, name + ".json"), record_side_by_side(args, name))
+            continue
         if name in RUNS:
             rec = record_run(args.mrcsim, name)
             print("perf: %s: %s" % (name, ", ".join("%s done at %s us" % (t, f["completion_us"])
@@ -217,7 +246,7 @@ def record(args):
             runs.append(figures)
             print("perf: %s run %d/%d: %s" % (name, i + 1, count,
                                               ", ".join("%s %.4g" % kv for kv in figures.items())), file=sys.stderr)
-        rec = {"benchmark": name, "command": command(b.get("launcher", []), argv), "date": now(),
+        rec = {"benchmark": name, "command": command(b.get("launcher", []), argv, b.get("env")), "date": now(),
                **commit(), "machine": machine(), "runs": runs, "figures": summarise(runs)}
         write_json(os.path.join(args.records, name + ".json"), rec)
     return 0
@@ -225,6 +254,8 @@ def record(args):
 
 # Records as files: what each kind must and may hold.
 PERF_KEYS = {"benchmark", "command", "date", "commit", "changed", "machine", "runs", "figures"}
+SIDE_BY_SIDE_KEYS = {"comparison", "date", "commit", "changed", "machine", "rounds", "members"}
+MEMBER_KEYS = {"benchmark", "command", "runs", "figures"}
 RUN_KEYS = {"run", "command", "date", "commit", "changed", "machine", "version", "scenario_hash", "wall_s", "figures"}
 # A row typed by hand before the table was rendered, kept until its run is recorded: the figures
 # as typed and where they were typed (commit, date); the table marks it as such.
@@ -290,6 +321,52 @@ def render_block(name, records):
     lines.append("Recorded %s at %s%s on %d cores, %s GiB (%s%s): `%s`." % (
         rec["date"], rec["commit"][:10], " with local changes" if rec["changed"] else "", m["cores"], m["memory_gib"],
         m["cpu"], "; load %.1f at the start" % m["load_1min"] if "load_1min" in m else "", rec["command"]))
+    return "\n".join(lines)
+
+
+def render_side_by_side(name, records):
+    """A comparison as a table: a row per member, each column's median with its range, and for
+    the members after the first the median and range of their round-by-round ratios to it."""
+    if name not in SIDE_BY_SIDE:
+        raise RecordError("unknown comparison '%s' (known: %s)" % (name, ", ".join(SIDE_BY_SIDE)))
+    spec = SIDE_BY_SIDE[name]
+    path = os.path.join(records, name + ".json")
+    rec = load(path, {"long": True}, name)
+    missing = check_keys(path, rec, SIDE_BY_SIDE_KEYS)
+    if missing:
+        raise RecordError("%s: no key '%s'" % (shown_path(path), missing[0]))
+    members = rec["members"]
+    expected = [b for _, b, _ in spec["members"]]
+    if not isinstance(members, list) or [m.get("benchmark") for m in members] != expected:
+        raise RecordError("%s: key 'members' does not hold %s in that order" % (shown_path(path), ", ".join(expected)))
+    for i, m in enumerate(members):
+        missing = check_keys(path, m, MEMBER_KEYS, "members.%d." % i)
+        if missing:
+            raise RecordError("%s: no key 'members.%d.%s'" % (shown_path(path), i, missing[0]))
+        if len(m["runs"]) != rec["rounds"]:
+            raise RecordError("%s: members.%d holds %d runs, not the %d rounds" % (
+                shown_path(path), i, len(m["runs"]), rec["rounds"]))
+    base_keys = spec["members"][0][2]
+    lines = ["| | " + " | ".join(spec["columns"]) + " |", "|---" * (len(spec["columns"]) + 1) + "|"]
+    for i, ((label, bench, keys), m) in enumerate(zip(spec["members"], members)):
+        cells = []
+        for key, base_key in zip(keys, base_keys):
+            values = [need(path, r, key, "members.%d.runs." % i) for r in m["runs"]]
+            cell = "%s (%s to %s)" % (shown(bench, key, statistics.median(values)), shown(bench, key, min(values)),
+                                      shown(bench, key, max(values)))
+            if i:
+                ratios = [v / need(path, b, base_key, "members.0.runs.") for v, b in zip(values, members[0]["runs"])]
+                cell += "; x%.2f (%.2f to %.2f)" % (statistics.median(ratios), min(ratios), max(ratios))
+            cells.append(cell)
+        lines.append("| %s | %s |" % (label, " | ".join(cells)))
+    m = rec["machine"]
+    lines.append("")
+    lines.append("Medians and ranges of %d rounds, each running the %d in turn; x: the ratio to the first row "
+                 "in the same round. Recorded %s at %s%s on %d cores, %s GiB (%s%s): %s." % (
+                     rec["rounds"], len(members), rec["date"], rec["commit"][:10],
+                     " with local changes" if rec["changed"] else "", m["cores"], m["memory_gib"], m["cpu"],
+                     "; load %.1f at the start" % m["load_1min"] if "load_1min" in m else "",
+                     "; ".join("`%s`" % x["command"] for x in members)))
     return "\n".join(lines)
 
 
@@ -452,13 +529,13 @@ def plot_growth(records, path):
 
 GROWTH_PLOT = os.path.join(ROOT, "docs", "performance", "connection-growth.png")
 
-BLOCK = re.compile(r"(<!-- (?P<kind>perf|runs|run|growth)(?: (?P<name>[\w.-]+))? -->\n)(?P<body>.*?)(<!-- /(?P=kind) -->)", re.S)
+BLOCK = re.compile(r"(<!-- (?P<kind>perf|runs|run|growth|side-by-side)(?: (?P<name>[\w.-]+))? -->\n)(?P<body>.*?)(<!-- /(?P=kind) -->)", re.S)
 
 
 def check_record_files(records, run_records):
     """Every file in the record folders is a record of a known benchmark or run."""
     problems = []
-    for folder, known in ((records, BENCHMARKS), (run_records, RUNS)):
+    for folder, known in ((records, {**BENCHMARKS, **SIDE_BY_SIDE}), (run_records, RUNS)):
         if not os.path.isdir(folder):
             continue
         for f in sorted(os.listdir(folder)):
@@ -480,6 +557,8 @@ def render_doc(doc, args, problems):
         try:
             if kind == "growth":
                 body = render_growth(args.records) + "\n"
+            elif kind == "side-by-side":
+                body = render_side_by_side(name, args.records) + "\n"
             elif kind == "runs":
                 if name:
                     raise RecordError("<!-- runs --> takes no name (found '%s')" % name)
@@ -497,7 +576,7 @@ def render_doc(doc, args, problems):
             return m.group(0)
         if body != m.group("body"):
             problems.append("%s: the block differs from its records (%s)" % (
-                what, "results/perf/%s.json" % name if kind == "perf" else
+                what, "results/perf/%s.json" % name if kind in ("perf", "side-by-side") else
                 "results/runs/%s.json" % name if kind == "run" else "results/runs/"))
         return m.group(1) + body + m.group(5)
 
@@ -533,7 +612,7 @@ def render(args):
 
 
 def compare(args):
-    names = args.only or [n for n, b in BENCHMARKS.items() if not b.get("long")]
+    names = args.only or [n for n, b in BENCHMARKS.items() if not b.get("long") and not b.get("member_only")]
     for name in names:
         ratios = {}
         for _ in range(args.runs):
@@ -553,7 +632,10 @@ def main():
     sub = ap.add_subparsers(dest="command", required=True)
     r = sub.add_parser("record", help="run the benchmarks and the README's runs and write their records")
     r.add_argument("--runs", type=int, help="runs of each benchmark (default 3; 1 for multiplane-131k and failure-storm)")
-    r.add_argument("--only", action="append", choices=sorted({**BENCHMARKS, **RUNS}), help="only this run (repeat)")
+    r.add_argument("--only", action="append", choices=sorted({**BENCHMARKS, **RUNS, **SIDE_BY_SIDE}),
+                   help="only this run (repeat)")
+    r.add_argument("--side-by-side", action="store_true",
+                   help="only the comparisons whose benchmarks run in turn (%s; minutes)" % ", ".join(SIDE_BY_SIDE))
     r.add_argument("--long", action="store_true", help="only the long runs (each takes minutes to an hour)")
     r.add_argument("--readme", action="store_true", help="only the README results table's runs")
     r.add_argument("--growth", action="store_true",

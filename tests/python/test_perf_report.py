@@ -268,3 +268,58 @@ def test_timed_command_and_bad_benchmark_records(tmp_path):
     doc.write_text("<!-- perf topology -->\n<!-- /perf -->\n")
     r = perf(*check)
     assert r.returncode == 1 and "%s: no key 'benchmark'" % (records / "topology.json") in r.stderr
+
+
+def test_side_by_side_record_render_check(tmp_path):
+    # The benchmarks of a comparison run in turn, round by round, into one record; the table shows
+    # each member's medians and, after the first, its ratios to the first in the same round. A
+    # stand-in mrcsim writes a summary.json whose peak tells the members apart (2 partitions: 2x
+    # the memory), and a stand-in mpirun runs the command after its options.
+    records = tmp_path / "perf"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "calls"
+    mrcsim = bin_dir / "mrcsim"
+    mrcsim.write_text("#!/bin/sh\necho \"$@\" >> %s\nout=\nparts=2\nwhile [ $# -gt 0 ]; do\n"
+                      "  case $1 in --out) out=$2; shift;; --partitions) parts=$2; shift;; esac; shift\ndone\n"
+                      "echo '{\"wall_clock\": [{\"peak_rss_bytes\": '$((parts * 1048576))'}]}' > $out/summary.json\n"
+                      % log)
+    mpirun = bin_dir / "mpirun"
+    mpirun.write_text("#!/bin/sh\nshift 2\nexec \"$@\"\n")
+    for f in (mrcsim, mpirun):
+        f.chmod(0o755)
+    env = dict(os.environ, PATH="%s:%s" % (bin_dir, os.environ["PATH"]))
+    r = subprocess.run([sys.executable, SCRIPT, "record", "--only", "side-by-side-perm-8192", "--runs", "2",
+                        "--records", str(records), "--mrcsim", str(mrcsim)], capture_output=True, text=True,
+                       cwd=ROOT, env=env)
+    assert r.returncode == 0, r.stderr
+    # In turn: 1 partition, 2 partitions, MPI; then again.
+    calls = log.read_text().splitlines()
+    assert len(calls) == 6 and [("--partitions 1" in c) for c in calls] == [True, False, False] * 2
+    rec = json.loads((records / "side-by-side-perm-8192.json").read_text())
+    assert rec["rounds"] == 2 and [m["benchmark"] for m in rec["members"]] == [
+        "runner-perm-8192-1p", "runner-perm-8192", "runner-perm-8192-mpi"]
+    assert rec["members"][2]["command"] == "mpirun -np 2 mrcsim run scenarios/bench/perm-8192.json --quiet --out DIR"
+    assert [r["peak_rss_mib"] for r in rec["members"][0]["runs"]] == [1048576.0] * 2  # raw, as figures are kept
+
+    doc = tmp_path / "doc.md"
+    doc.write_text("<!-- side-by-side side-by-side-perm-8192 -->\n| typed | 22.0 s |\n<!-- /side-by-side -->\n")
+    check = ("render", "--check", "--records", str(records), "--doc", str(doc))
+    r = perf(*check)
+    assert r.returncode == 1 and "differs" in r.stderr
+    assert perf("render", "--records", str(records), "--doc", str(doc)).returncode == 0
+    text = doc.read_text()
+    assert "| | wall | CPU | peak RSS |" in text and "22.0 s" not in text
+    assert "| 1 partition (`--partitions 1`) |" in text and "| 1 MiB (1 MiB to 1 MiB) |" in text
+    assert "2 MiB (2 MiB to 2 MiB); x2.00 (2.00 to 2.00) |" in text
+    assert "Medians and ranges of 2 rounds, each running the 3 in turn" in text
+    assert perf(*check).returncode == 0
+    # A record whose members are not the comparison's, or miss a round, fails the check.
+    bad = dict(rec, members=rec["members"][::-1])
+    (records / "side-by-side-perm-8192.json").write_text(json.dumps(bad))
+    r = perf(*check)
+    assert r.returncode == 1 and "does not hold runner-perm-8192-1p, runner-perm-8192, runner-perm-8192-mpi" in r.stderr
+    rec["members"][1]["runs"].pop()
+    (records / "side-by-side-perm-8192.json").write_text(json.dumps(rec))
+    r = perf(*check)
+    assert r.returncode == 1 and "members.1 holds 1 runs, not the 2 rounds" in r.stderr
