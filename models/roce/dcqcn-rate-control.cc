@@ -12,6 +12,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
+#include <set>
+#include <tuple>
 
 namespace ns3
 {
@@ -198,12 +201,38 @@ DcqcnRateControl::DefaultProfile()
   return static_cast<Profile>(AttributeDefault<EnumValue>(GetTypeId(), "Profile"));
 }
 
-DcqcnRateControl::DcqcnRateControl() = default;
+DcqcnRateControl::DcqcnRateControl()
+  : m_in(Interned(ProfileValues{}))
+{
+}
 
 DcqcnRateControl::DcqcnRateControl(const DcqcnRateControl& prototype)
   : Object(prototype),
-    m_config(prototype.m_config)
+    m_config(prototype.m_config),
+    m_in(prototype.m_in)
 {
+}
+
+bool
+DcqcnRateControl::ProfileValues::operator<(const ProfileValues& o) const
+{
+  auto key = [](const ProfileValues& v)
+  {
+    return std::make_tuple(v.g, v.initialAlpha, v.alphaPeriod, v.ratePeriod, v.byteCounter, v.fastRecoverySteps,
+                           v.cutInterval, v.minDecreaseFactor, v.aiBps, v.haiBps, v.periodicAlpha);
+  };
+  return key(*this) < key(o);
+}
+
+const DcqcnRateControl::ProfileValues*
+DcqcnRateControl::Interned(const ProfileValues& values)
+{
+  // Rate controls start on the partitions' threads at once (a QP's at its first message). The
+  // sets live as long as the process: a handful of a few dozen bytes each.
+  static std::mutex mutex;
+  static std::set<ProfileValues> sets;
+  std::lock_guard<std::mutex> lock(mutex);
+  return &*sets.insert(values).first;
 }
 
 Ptr<DcqcnRateControl>
@@ -227,34 +256,35 @@ DcqcnRateControl::Start(DataRate lineRate)
                   "DcqcnRateControl: line rate " << lineRate << " is below MinRate " << c.minRate);
   NS_LOG_FUNCTION(this << lineRate);
   Stop();
-  m_in = ValuesOf(c.profile, lineRate);
+  ProfileValues in = ValuesOf(c.profile, lineRate);
   m_running = true;
   m_lineRate = lineRate.GetBitRate();
   if (c.g > 0)
-    m_in.g = c.g;
+    in.g = c.g;
   if (c.initialAlpha > 0)
-    m_in.initialAlpha = c.initialAlpha;
+    in.initialAlpha = c.initialAlpha;
   if (c.alphaPeriod.IsStrictlyPositive())
-    m_in.alphaPeriod = c.alphaPeriod;
+    in.alphaPeriod = c.alphaPeriod;
   if (c.ratePeriod.IsStrictlyPositive())
-    m_in.ratePeriod = c.ratePeriod;
+    in.ratePeriod = c.ratePeriod;
   if (c.byteCounter > 0)
-    m_in.byteCounter = c.byteCounter;
+    in.byteCounter = c.byteCounter;
   if (c.fastRecoverySteps != UINT32_MAX)
-    m_in.fastRecoverySteps = c.fastRecoverySteps;
+    in.fastRecoverySteps = c.fastRecoverySteps;
   if (c.minDecreaseFactor > 0)
-    m_in.minDecreaseFactor = c.minDecreaseFactor;
+    in.minDecreaseFactor = c.minDecreaseFactor;
   if (!c.cutInterval.IsNegative())
-    m_in.cutInterval = c.cutInterval;
+    in.cutInterval = c.cutInterval;
   if (c.rai.GetBitRate() > 0)
-    m_in.aiBps = c.rai.GetBitRate();
+    in.aiBps = c.rai.GetBitRate();
   if (c.rhai.GetBitRate() > 0)
-    m_in.haiBps = c.rhai.GetBitRate();
-  if (m_in.haiBps == 0)
-    m_in.haiBps = 10 * m_in.aiBps;
+    in.haiBps = c.rhai.GetBitRate();
+  if (in.haiBps == 0)
+    in.haiBps = 10 * in.aiBps;
+  m_in = Interned(in);
   m_targetRate = m_lineRate;
   SetRate(m_lineRate);
-  SetAlpha(m_in.initialAlpha);
+  SetAlpha(m_in->initialAlpha);
   m_timerStages = 0;
   m_byteStages = 0;
   m_bytes = 0;
@@ -288,7 +318,7 @@ DcqcnRateControl::OnCnp()
     return;
   }
   Time now = Simulator::Now();
-  if (m_in.periodicAlpha)
+  if (m_in->periodicAlpha)
   {
     // ConnectX: the CNP raises alpha at the end of the period it arrived in; the first CNP only
     // starts the grid, alpha starting at InitialAlpha.
@@ -302,17 +332,17 @@ DcqcnRateControl::OnCnp()
     else
     {
       PeriodicAlpha(now, true);
-      m_cnpPeriod = static_cast<uint64_t>((now - m_gridOrigin).GetPicoSeconds() / m_in.alphaPeriod.GetPicoSeconds());
+      m_cnpPeriod = static_cast<uint64_t>((now - m_gridOrigin).GetPicoSeconds() / m_in->alphaPeriod.GetPicoSeconds());
     }
   }
   if (m_cutEvent.IsRunning())
   {
     return; // coalesced into the deferred cut
   }
-  if (m_cutDone && m_in.cutInterval.IsStrictlyPositive() && now < m_lastCut + m_in.cutInterval)
+  if (m_cutDone && m_in->cutInterval.IsStrictlyPositive() && now < m_lastCut + m_in->cutInterval)
   {
-    NS_LOG_LOGIC("CNP coalesced into the cut at " << m_lastCut + m_in.cutInterval);
-    m_cutEvent = Simulator::Schedule(m_lastCut + m_in.cutInterval - now, &DcqcnRateControl::OnDeferredCut, this);
+    NS_LOG_LOGIC("CNP coalesced into the cut at " << m_lastCut + m_in->cutInterval);
+    m_cutEvent = Simulator::Schedule(m_lastCut + m_in->cutInterval - now, &DcqcnRateControl::OnDeferredCut, this);
     return;
   }
   Cut();
@@ -331,20 +361,20 @@ DcqcnRateControl::Cut()
   // (clamp_tgt_rate_after_time_inc): only when the timer raised the rate since the last cut, so
   // that cuts in a row keep the target from before the congestion and fast recovery returns
   // towards it, instead of each cut lowering the target with the rate.
-  if (!m_in.periodicAlpha || !m_cutDone || m_timerStages > 0)
+  if (!m_in->periodicAlpha || !m_cutDone || m_timerStages > 0)
   {
     m_targetRate = m_rate;
   }
-  if (m_in.periodicAlpha)
+  if (m_in->periodicAlpha)
   {
     PeriodicAlpha(Simulator::Now(), true);
   }
-  const double keep = std::max(1.0 - double(m_alpha) / 2, m_in.minDecreaseFactor);
+  const double keep = std::max(1.0 - double(m_alpha) / 2, m_in->minDecreaseFactor);
   auto cut = static_cast<uint64_t>(static_cast<double>(m_rate) * keep);
   SetRate(std::max(cut, m_config->minRate.GetBitRate()));
-  if (!m_in.periodicAlpha)
+  if (!m_in->periodicAlpha)
   {
-    SetAlpha((1 - m_in.g) * m_alpha + m_in.g);
+    SetAlpha((1 - m_in->g) * m_alpha + m_in->g);
   }
   m_timerStages = 0;
   m_byteStages = 0;
@@ -354,11 +384,11 @@ DcqcnRateControl::Cut()
   NS_LOG_DEBUG("rate cut to " << m_rate << " bit/s, alpha " << m_alpha);
   // Both timers restart from the CNP: "no CNP for K" and "T since the cut" are measured from here.
   // (ConnectX's alpha needs no event: PeriodicAlpha folds the elapsed periods in when asked.)
-  if (!m_in.periodicAlpha)
+  if (!m_in->periodicAlpha)
   {
-    Arm(m_alphaEvent, m_alphaDeadline, m_in.alphaPeriod, &DcqcnRateControl::OnAlphaTimer);
+    Arm(m_alphaEvent, m_alphaDeadline, m_in->alphaPeriod, &DcqcnRateControl::OnAlphaTimer);
   }
-  Arm(m_rateEvent, m_rateDeadline, m_in.ratePeriod, &DcqcnRateControl::OnRateTimer);
+  Arm(m_rateEvent, m_rateDeadline, m_in->ratePeriod, &DcqcnRateControl::OnRateTimer);
 }
 
 double
@@ -369,16 +399,16 @@ DcqcnRateControl::PeriodicAlpha(Time now, bool commit)
   {
     return alpha;
   }
-  const auto ended = static_cast<uint64_t>((now - m_gridOrigin).GetPicoSeconds() / m_in.alphaPeriod.GetPicoSeconds());
+  const auto ended = static_cast<uint64_t>((now - m_gridOrigin).GetPicoSeconds() / m_in->alphaPeriod.GetPicoSeconds());
   uint64_t applied = m_periodsApplied;
   if (applied < ended && m_cnpPeriod == applied)
   {
-    alpha = (1 - m_in.g) * alpha + m_in.g; // the period of the last CNP
+    alpha = (1 - m_in->g) * alpha + m_in->g; // the period of the last CNP
     ++applied;
   }
   if (applied < ended)
   {
-    alpha *= std::pow(1 - m_in.g, static_cast<double>(ended - applied)); // periods without a CNP
+    alpha *= std::pow(1 - m_in->g, static_cast<double>(ended - applied)); // periods without a CNP
     applied = ended;
   }
   if (commit)
@@ -392,7 +422,7 @@ DcqcnRateControl::PeriodicAlpha(Time now, bool commit)
 double
 DcqcnRateControl::GetAlpha() const
 {
-  return m_in.periodicAlpha ? const_cast<DcqcnRateControl*>(this)->PeriodicAlpha(Simulator::Now(), false)
+  return m_in->periodicAlpha ? const_cast<DcqcnRateControl*>(this)->PeriodicAlpha(Simulator::Now(), false)
                          : double(m_alpha);
 }
 
@@ -427,12 +457,12 @@ DcqcnRateControl::OnAlphaTimer()
   {
     return;
   }
-  SetAlpha((1 - m_in.g) * m_alpha);
+  SetAlpha((1 - m_in->g) * m_alpha);
   if (m_alpha < m_config->alphaIdleThreshold && m_rate == m_lineRate)
   {
     return; // fully recovered: stay silent until the next CNP
   }
-  Arm(m_alphaEvent, m_alphaDeadline, m_in.alphaPeriod, &DcqcnRateControl::OnAlphaTimer);
+  Arm(m_alphaEvent, m_alphaDeadline, m_in->alphaPeriod, &DcqcnRateControl::OnAlphaTimer);
 }
 
 void
@@ -446,7 +476,7 @@ DcqcnRateControl::OnRateTimer()
   ++m_timerStages;
   if (m_rate < m_lineRate)
   {
-    Arm(m_rateEvent, m_rateDeadline, m_in.ratePeriod, &DcqcnRateControl::OnRateTimer);
+    Arm(m_rateEvent, m_rateDeadline, m_in->ratePeriod, &DcqcnRateControl::OnRateTimer);
   }
 }
 
@@ -459,9 +489,9 @@ DcqcnRateControl::OnBytesSent(uint32_t bytes)
     return;
   }
   m_bytes += bytes;
-  while (m_bytes >= m_in.byteCounter && m_rate < m_lineRate)
+  while (m_bytes >= m_in->byteCounter && m_rate < m_lineRate)
   {
-    m_bytes -= m_in.byteCounter;
+    m_bytes -= m_in->byteCounter;
     Increase();
     ++m_byteStages;
   }
@@ -470,17 +500,17 @@ DcqcnRateControl::OnBytesSent(uint32_t bytes)
 void
 DcqcnRateControl::Increase()
 {
-  const uint32_t f = m_in.fastRecoverySteps;
+  const uint32_t f = m_in->fastRecoverySteps;
   const uint32_t hi = std::max(m_timerStages, m_byteStages);
   const uint32_t lo = std::min(m_timerStages, m_byteStages);
   uint64_t step = 0; // fast recovery (hi < F) keeps the target
   if (lo > f)
   {
-    step = static_cast<uint64_t>(lo - f) * m_in.haiBps;
+    step = static_cast<uint64_t>(lo - f) * m_in->haiBps;
   }
   else if (hi >= f)
   {
-    step = m_in.aiBps;
+    step = m_in->aiBps;
   }
   m_targetRate = step >= m_lineRate - m_targetRate ? m_lineRate : m_targetRate + step;
   // (Rt + Rc) / 2 rounded up, so that the rate reaches Rt exactly instead of stalling 1 b/s short.

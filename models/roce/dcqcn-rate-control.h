@@ -161,8 +161,12 @@ private:
     uint64_t haiBps = 0; ///< 0: 10 x aiBps (the Paper profile: the paper gives no R_HAI)
     bool periodicAlpha = false; ///< ConnectX: alpha on a grid of AlphaUpdatePeriod, and Rt = Rc only
                                 ///< after a timer increase
+    bool operator<(const ProfileValues& o) const;
   };
   static ProfileValues ValuesOf(Profile profile, DataRate lineRate);
+  /// \brief The one copy of `values` that every rate control in effect with them points to (a run
+  /// has a few distinct sets, one per configuration and line rate, and millions of QPs).
+  static const ProfileValues* Interned(const ProfileValues& values);
 
   // ---- attributes (0, or the largest value for FastRecoverySteps and a negative CutInterval:
   // the profile's), shared by the rate controls copied from one prototype (SharedConfig) --------
@@ -184,8 +188,9 @@ private:
   };
   SharedConfig<Config> m_config;
 
-  // ---- parameters in effect: the profile's values, overridden by the attributes set, at Start ----
-  ProfileValues m_in;
+  // ---- parameters in effect: the profile's values, overridden by the attributes set, at Start
+  // (Interned: shared by the rate controls with the same) -----------------------------------------
+  const ProfileValues* m_in;
 
   // ---- state (rates in bit/s) ------------------------------------------------------------------
   bool m_running = false;
