@@ -121,7 +121,8 @@ MrcEvTable::MakeLists()
 void
 MrcEvTable::Dispose()
 {
-  Simulator::Cancel(m_probeTimer);
+  if (m_probes)
+    Simulator::Cancel(m_probes->timer);
   m_selector = nullptr;
 }
 
@@ -207,7 +208,7 @@ MrcEvTable::MarkAssumedBad(uint16_t id)
     if (it != bk.end())
       bk.erase(it);
   }
-  m_probing.push_back(Probing{ id });
+  MakeProbes().probing.push_back(Probing{ id });
   StartProbes();
 }
 
@@ -292,10 +293,18 @@ MrcEvTable::SetPeerPlaneUp(int plane, bool up)
 void
 MrcEvTable::StartProbes()
 {
-  if (!m_probing.empty() && !m_probeTimer.IsRunning())
+  if (m_probes && !m_probes->probing.empty() && !m_probes->timer.IsRunning())
   {
-    m_probeTimer = m_qp.ScheduleTimer(m_qp.ProbeInterval(), &MrcEvTable::OnProbeTimer, this);
+    m_probes->timer = m_qp.ScheduleTimer(m_qp.ProbeInterval(), &MrcEvTable::OnProbeTimer, this);
   }
+}
+
+MrcEvTable::Probes&
+MrcEvTable::MakeProbes()
+{
+  if (!m_probes)
+    m_probes = std::make_unique<Probes>();
+  return *m_probes;
 }
 
 void
@@ -303,9 +312,10 @@ MrcEvTable::OnProbeTimer()
 {
   // Probing pauses while the QP has nothing to send (PostWrite resumes it): an idle QP would
   // otherwise keep a simulation of a permanent failure running for ever.
-  if (m_qp.IsInError() || m_probing.empty() || !m_qp.Sender().HasMessages())
+  Probes& probes = *m_probes; // the timer runs only once an EV was assumed bad
+  if (m_qp.IsInError() || probes.probing.empty() || !m_qp.Sender().HasMessages())
   {
-    m_silentSince = Time(-1); // not watching while the timer pauses
+    probes.silentSince = Time(-1); // not watching while the timer pauses
     return;
   }
   // No path works: EVs were assumed bad and probed, and nothing has come back from the peer (no
@@ -315,22 +325,22 @@ MrcEvTable::OnProbeTimer()
   // cost on the packets' path.
   const Time now = Simulator::Now();
   const uint64_t heard = Heard();
-  if (m_silentSince.IsStrictlyNegative() || heard != m_heardThen)
+  if (probes.silentSince.IsStrictlyNegative() || heard != probes.heardThen)
   {
-    m_silentSince = now;
-    m_heardThen = heard;
+    probes.silentSince = now;
+    probes.heardThen = heard;
   }
-  else if (now - m_silentSince >= m_qp.NoPathTimeout())
+  else if (now - probes.silentSince >= m_qp.NoPathTimeout())
   {
     m_qp.FailQp("no path to GPU " + std::to_string(m_qp.GetRemoteGpu()) + ": nothing came back on any EV of any "
-                "plane for " + std::to_string((now - m_silentSince).GetMicroSeconds()) +
+                "plane for " + std::to_string((now - probes.silentSince).GetMicroSeconds()) +
                 " us, probes unanswered (NoPathTimeout " + std::to_string(m_qp.NoPathTimeout().GetMicroSeconds()) +
                 " us)");
     return;
   }
   const Time interval = m_qp.ProbeInterval();
   const uint64_t maxRounds = std::max<int64_t>(1, m_qp.ProbeIntervalMax().GetTimeStep() / interval.GetTimeStep());
-  for (Probing& p : m_probing)
+  for (Probing& p : probes.probing)
   {
     if (!PortUp(PortOfEv(p.id)) || --p.countdown > 0)
     {
@@ -349,13 +359,13 @@ MrcEvTable::OnProbeTimer()
     spec.usids = EvUsids(p.id); // along the EV's own path
     m_qp.Nic().SendControl(MakeControlFrame(spec, probe), PortOfEv(p.id));
   }
-  m_probeTimer = m_qp.ScheduleTimer(interval, &MrcEvTable::OnProbeTimer, this);
+  probes.timer = m_qp.ScheduleTimer(interval, &MrcEvTable::OnProbeTimer, this);
 }
 
 uint64_t
 MrcEvTable::Heard() const
 {
-  return m_qp.Sender().Base() + m_qp.Sender().NacksReceived() + m_probeAnswers;
+  return m_qp.Sender().Base() + m_qp.Sender().NacksReceived() + (m_probes ? m_probes->answers : 0);
 }
 
 void
@@ -377,9 +387,11 @@ MrcEvTable::HandleProbe(const RdmaRxInfo& info)
   }
   // The path works again: back to GOOD, as a backup of its plane (or active if the plane is short).
   const uint16_t port = PortOfEv(id);
-  ++m_probeAnswers;
+  Probes& probes = MakeProbes(); // made when the EV was assumed bad
+  ++probes.answers;
   SetState(id, EvState::Good);
-  m_probing.erase(std::find_if(m_probing.begin(), m_probing.end(), [&](const Probing& p) { return p.id == id; }));
+  probes.probing.erase(
+    std::find_if(probes.probing.begin(), probes.probing.end(), [&](const Probing& p) { return p.id == id; }));
   Lists& lists = MakeLists();
   lists.backups[port].push_back(id);
   const uint32_t target = std::max<uint32_t>(1, m_qp.EvCount() / m_qp.Nic().NumPorts());

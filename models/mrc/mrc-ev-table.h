@@ -166,13 +166,20 @@ private:
     uint16_t rounds = 1;
     uint16_t countdown = 1; ///< rounds until its next probe
   };
-  std::vector<Probing> m_probing;
-  EventId m_probeTimer;
-  /// No path works (NoPathTimeout): since when nothing came back from the peer while probes ran
-  /// (negative: not watching), and what had come back then (Heard).
-  Time m_silentSince{ -1 };
-  uint64_t m_heardThen = 0;
-  uint64_t m_probeAnswers = 0; ///< probe responses that brought an EV back
+  /// The probing of EVs assumed bad: made at the first (most QPs never have one), kept apart from
+  /// the lists (a new set-up starts the lists again, not the probes).
+  struct Probes
+  {
+    std::vector<Probing> probing;
+    EventId timer;
+    /// No path works (NoPathTimeout): since when nothing came back from the peer while probes
+    /// ran (negative: not watching), and what had come back then (Heard).
+    Time silentSince{ -1 };
+    uint64_t heardThen = 0;
+    uint64_t answers = 0; ///< probe responses that brought an EV back
+  };
+  Probes& MakeProbes();
+  std::unique_ptr<Probes> m_probes; ///< null until an EV is first assumed bad
 };
 
 } // namespace ns3
