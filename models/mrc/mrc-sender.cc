@@ -116,6 +116,12 @@ MrcSender::NextPacket(uint16_t port, Time* retryAt)
   RdmaNic& nic = m_qp.Nic();
   MrcLossDetector& loss = m_qp.LossDetector();
   MrcEvTable& evs = m_qp.EvTable();
+  // Nothing to send, new or again: the NIC visits every QP of a port (with many peers, most have
+  // nothing), so this comes before the window's arithmetic.
+  if (m_sndNxt >= m_totalSeq && loss.NothingToResend())
+  {
+    return nullptr;
+  }
   const uint64_t mtu = nic.Mtu();
   uint64_t seq;
   const bool room = m_inflight + mtu <= m_cc->GetWindow() && m_portInflight[port] + mtu <= PortShare();
