@@ -22,8 +22,9 @@ def get(d, path):
 # "process."; "summary": OUT/summary.json, its paths under "summary."; "time": the process's wall
 # and CPU time and peak RSS), the figures kept (name -> JSON path, and how a table shows it),
 # figures derived from those (derive: key -> function of the data), whether it is long (recorded
-# by --long only) or a comparison's member only (member_only: recorded by --side-by-side), its
-# environment (env), and a launcher (mpirun).
+# by --long only) or a comparison's member only (member_only: recorded by --side-by-side), the
+# settings it runs with (settings: environment variables that change what is measured, shown in
+# its command), and a launcher (mpirun) with the environment the launcher needs (env, not shown).
 MIB = 1 << 20
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
@@ -318,16 +319,16 @@ def ranks_benchmark(transport):
 for _t in GROWTH_TRANSPORTS:
     BENCHMARKS["ranks-%s-g%d" % (_t, GROWTH_GROUPS[-1])] = ranks_benchmark(_t)
 
-def perm_8192_with(env=None):
-    """`bench perm-8192` (two partitions) as a member of a comparison, with `env` (a setting off):
+def perm_8192_with(settings=None):
+    """`bench perm-8192` (two partitions) as a member of a comparison, with `settings` (one off):
     what it simulates and what that costs, the process's CPU time included."""
     b = {"args": ["bench", "perm-8192", "--json"], "source": "json", "member_only": True,
          "figures": {"events": ("events", "{:,.0f}"),
                      "cpu_s": ("process.cpu", "{:.1f} s"),
                      "wall_s": ("process.wall", "{:.1f} s"),
                      "peak_rss_mib": ("peak_rss_bytes", "{:.1f} MiB", MIB)}}
-    if env:
-        b["env"] = env
+    if settings:
+        b["settings"] = settings
     return b
 
 

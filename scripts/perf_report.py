@@ -118,7 +118,7 @@ def run_once(mrcsim, name):
         args = [a.replace("{out}", out) for a in b["args"]]
         # 3: a run stopped before its work was done, written and marked partial (failure-storm's
         # RoCEv2 at its wall-time limit); only benchmarks that show it take one.
-        stdout, wall, cpu, rss = execute([*b.get("launcher", []), mrcsim, *args], b.get("env"),
+        stdout, wall, cpu, rss = execute([*b.get("launcher", []), mrcsim, *args], {**b.get("env", {}), **b.get("settings", {})},
                                          ok=(0, 3) if b.get("partial_ok") else (0,))
         if b["source"] == "json":
             data = json.loads(stdout)
@@ -151,11 +151,11 @@ def summarise(runs):
     return out
 
 
-def command(launcher, args, env=None):
-    """The command as a record shows it: the setting it runs with (an environment variable other
-    than Open MPI's), the binary as `mrcsim`, the output directory as DIR."""
-    settings = ["%s=%s" % kv for kv in sorted((env or {}).items()) if not kv[0].startswith("OMPI_")]
-    return shlex.join([*settings, *launcher, "mrcsim", *("DIR" if "perf-" in a else a for a in args)])
+def command(b, args):
+    """The command of benchmark `b` as a record shows it: its settings, its launcher, the binary as
+    `mrcsim`, the output directory as DIR."""
+    settings = ["%s=%s" % kv for kv in sorted(b.get("settings", {}).items())]
+    return shlex.join([*settings, *b.get("launcher", []), "mrcsim", *("DIR" if "perf-" in a else a for a in args)])
 
 
 def transport_figures(summary, label):
@@ -185,7 +185,7 @@ def record_run(mrcsim, name):
         with open(os.path.join(out, "summary.json")) as f:
             summary = json.load(f)
         figures = {r["label"]: transport_figures(summary, r["label"]) for r in summary["runs"]}
-        return {"run": name, "command": command([], args), "date": now(), **commit(), "machine": machine(),
+        return {"run": name, "command": command({}, args), "date": now(), **commit(), "machine": machine(),
                 "version": summary["version"], "scenario_hash": summary["scenario_hash"], "wall_s": round(wall, 2),
                 "figures": figures}
     finally:
@@ -209,11 +209,9 @@ def record_side_by_side(args, name):
         for m in members:
             figures, argv = run_once(args.mrcsim, m["benchmark"])
             m["runs"].append(figures)
-            m["command"] = command(BENCHMARKS[m["benchmark"]].get("launcher", []), argv, BENCHMARKS[m["benchmark"]].get("env"))
+            m["command"] = command(BENCHMARKS[m["benchmark"]], argv)
             print("perf: %s round %d/%d: %s: %s" % (name, i + 1, rounds, m["benchmark"],
                                                    ", ".join("%s %.4g" % kv for kv in figures.items())), file=sys.stderr)
-    for m in members:
-        m["figures"] = summarise(m["runs"])
     return {"comparison": name, "date": date, **commit(), "machine": machine(), "rounds": rounds, "members": members}
 
 
@@ -246,7 +244,7 @@ def record(args):
             runs.append(figures)
             print("perf: %s run %d/%d: %s" % (name, i + 1, count,
                                               ", ".join("%s %.4g" % kv for kv in figures.items())), file=sys.stderr)
-        rec = {"benchmark": name, "command": command(b.get("launcher", []), argv, b.get("env")), "date": now(),
+        rec = {"benchmark": name, "command": command(b, argv), "date": now(),
                **commit(), "machine": machine(), "runs": runs, "figures": summarise(runs)}
         write_json(os.path.join(args.records, name + ".json"), rec)
     return 0
@@ -255,7 +253,7 @@ def record(args):
 # Records as files: what each kind must and may hold.
 PERF_KEYS = {"benchmark", "command", "date", "commit", "changed", "machine", "runs", "figures"}
 SIDE_BY_SIDE_KEYS = {"comparison", "date", "commit", "changed", "machine", "rounds", "members"}
-MEMBER_KEYS = {"benchmark", "command", "runs", "figures"}
+MEMBER_KEYS = {"benchmark", "command", "runs"}
 RUN_KEYS = {"run", "command", "date", "commit", "changed", "machine", "version", "scenario_hash", "wall_s", "figures"}
 # A row typed by hand before the table was rendered, kept until its run is recorded: the figures
 # as typed and where they were typed (commit, date); the table marks it as such.
@@ -331,7 +329,7 @@ def render_side_by_side(name, records):
         raise RecordError("unknown comparison '%s' (known: %s)" % (name, ", ".join(SIDE_BY_SIDE)))
     spec = SIDE_BY_SIDE[name]
     path = os.path.join(records, name + ".json")
-    rec = load(path, {"long": True}, name)
+    rec = load(path, SIDE_BY_SIDE[name], name)
     missing = check_keys(path, rec, SIDE_BY_SIDE_KEYS)
     if missing:
         raise RecordError("%s: no key '%s'" % (shown_path(path), missing[0]))
