@@ -292,8 +292,9 @@ for _t in GROWTH_TRANSPORTS:
         BENCHMARKS[growth_name(_t, _f, _g)] = growth_benchmark(_t, _f, _g)
 
 
-# The growth sweep's largest point in 4 MPI ranks: what a rank holds (its GPUs' QPs; the fabric,
-# the NICs and the workloads' state are every rank's). Set beside the sweep's one-process run.
+# The growth sweep's largest point in 4 MPI ranks: what a rank holds (its GPUs' QPs and the ports
+# of the links touching its nodes; the switches, channels, NICs and the workloads' state are every
+# rank's). Set beside the sweep's one-process run.
 RANKS = 4
 
 
@@ -301,6 +302,7 @@ def by_rank(data, label):
     """The largest of the ranks' QP counts and peaks (summary.json's wall_clock, by rank)."""
     wc = get(data, "summary.wall_clock." + label)
     return {"qps": sum(wc["qps_by_rank"]), "qps_max": max(wc["qps_by_rank"]),
+            "links_max": max(wc["links_built_by_rank"]),
             "peak_bytes_max": max(wc["peak_rss_bytes_by_rank"]), "ranks": len(wc["qps_by_rank"])}
 
 
@@ -313,6 +315,7 @@ def ranks_benchmark(transport):
                         "transport_s": (wc + "seconds", "{:.1f} s"),
                         "qps": ("by_rank.qps", "{:.0f}"),
                         "qps_per_rank_max": ("by_rank.qps_max", "{:.0f}"),
+                        "links_built_per_rank_max": ("by_rank.links_max", "{:.0f}"),
                         "peak_rss_mib_per_rank_max": ("by_rank.peak_bytes_max", "{:.0f} MiB", MIB)}}
 
 

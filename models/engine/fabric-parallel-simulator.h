@@ -132,6 +132,11 @@ public:
   /// when partitions > 1).
   void SetLookahead(Time lookahead);
   Time GetLookahead() const { return m_lookahead; }
+  /// \brief The rank that runs partition `partition` of `partitions` in a run of `ranks` ranks.
+  static uint32_t RankOfPartition(uint32_t partition, uint32_t partitions, uint32_t ranks)
+  {
+    return static_cast<uint32_t>(uint64_t(partition) * ranks / partitions);
+  }
   /// \brief Runs this process as rank link->Rank() of link->Ranks() (see the file comment):
   /// partition i runs on rank i * Ranks() / GetPartitions(), so the partitions must be at least
   /// the ranks. Before scheduling anything; the link must outlive the run.
@@ -336,7 +341,7 @@ private:
   Partition& PartitionFor(uint32_t index) { return index == kGlobal ? m_global : *m_parts[index]; }
   uint32_t RankOf(uint32_t partition) const
   {
-    return m_link ? static_cast<uint32_t>(uint64_t(partition) * m_link->Ranks() / m_parts.size()) : 0;
+    return m_link ? RankOfPartition(partition, static_cast<uint32_t>(m_parts.size()), m_link->Ranks()) : 0;
   }
   /// \brief Whether partition `index` (or the global one) runs here.
   bool IsLocalPartition(uint32_t index) const { return index == kGlobal || m_parts[index]->local; }

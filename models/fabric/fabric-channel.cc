@@ -186,8 +186,11 @@ FabricChannel::SetUp(bool up)
   }
   if (m_traces)
     m_traces->linkState(up);
-  m_ports[0]->NotifyLinkState(up);
-  m_ports[1]->NotifyLinkState(up);
+  for (const auto& port : m_ports)
+  {
+    if (port) // a link whose ports this process left out (FabricNetwork) keeps only its state
+      port->NotifyLinkState(up);
+  }
 }
 
 FabricChannel::Gray&

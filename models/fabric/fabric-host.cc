@@ -45,6 +45,30 @@ FabricHost::AddPort(Ptr<FabricPort> port)
   m_ports.push_back(port);
 }
 
+void
+FabricHost::AddAbsentPort(int plane)
+{
+  m_absentPlanes.emplace_back(static_cast<uint16_t>(m_ports.size()), plane);
+  m_ports.push_back(nullptr);
+}
+
+int
+FabricHost::PlaneOfPort(uint16_t i) const
+{
+  if (const FabricPort* port = PeekPointer(m_ports.at(i)))
+  {
+    const FabricPort* peer = port->GetPeer();
+    const FabricPacketHandler* node = peer ? peer->GetHandler() : nullptr;
+    return node ? node->GetFabricPlane() : -1;
+  }
+  for (const auto& [p, plane] : m_absentPlanes)
+  {
+    if (p == i)
+      return plane;
+  }
+  return -1;
+}
+
 bool
 FabricHost::Send(FramePtr frame, uint16_t port)
 {

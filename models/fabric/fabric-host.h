@@ -39,7 +39,13 @@ public:
   void SetGpuIndex(uint32_t gpu) { m_gpu = gpu; }
   uint32_t GetGpuIndex() const { return m_gpu; }
   void AddPort(Ptr<FabricPort> port);
+  /// \brief Adds the next port number without a port, wired to a switch of plane `plane`: one
+  /// left out of this process (FabricNetwork's constructor), which never sends or receives here.
+  void AddAbsentPort(int plane);
+  /// \brief NIC port `i`; null when left out (AddAbsentPort).
   Ptr<FabricPort> GetPort(uint16_t i) const { return m_ports[i]; }
+  /// \brief The plane of the switch NIC port `i` is wired to (-1: none).
+  int PlaneOfPort(uint16_t i) const;
   /// \brief NIC port `i` without a reference count (for per-packet paths).
   FabricPort* PortAt(uint16_t i) const { return PeekPointer(m_ports[i]); }
   uint16_t NumPorts() const { return static_cast<uint16_t>(m_ports.size()); }
@@ -69,6 +75,7 @@ protected:
 private:
   uint32_t m_gpu = 0;
   std::vector<Ptr<FabricPort>> m_ports;
+  std::vector<std::pair<uint16_t, int>> m_absentPlanes; ///< (port, plane) of ports left out
   FabricFrameSink* m_sink = nullptr;
   Callback<void, Ptr<Packet>, uint16_t> m_receive;
   Callback<void, uint16_t, bool> m_linkState;

@@ -12,11 +12,14 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FabricNetwork");
 
-FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric)
+FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric, std::vector<bool> runs)
   : m_fabric(std::move(fabric))
   , m_portAndLinkDrops(static_cast<size_t>(DropCause::Count), 0)
 {
   const mrcsim::Fabric& f = *m_fabric;
+  NS_ABORT_MSG_IF(!runs.empty() && runs.size() != f.NumVertices(),
+                  "FabricNetwork: " << runs.size() << " vertices to run, the fabric has " << f.NumVertices());
+  auto built = [&runs](mrcsim::VertexId a, mrcsim::VertexId b) { return runs.empty() || runs[a] || runs[b]; };
   m_controlPlane = CreateObject<FabricControlPlane>();
   m_controlPlane->Initialize(f);
   m_fabricConfig = CreateObject<PortQueueConfig>();
@@ -44,7 +47,8 @@ FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric)
   m_controlPlane->SetSwitches(std::move(byVertex));
 
   // Ports are created in port order at every vertex: walk each vertex's ports, creating a link's
-  // two ports (and its channel) when its first end is reached.
+  // channel (and its two ports, when built here) when its first end is reached. A port left out
+  // keeps its place in its node's list, empty.
   const uint64_t seed = RngSeedManager::GetSeed();
   const uint64_t run = RngSeedManager::GetRun();
   std::vector<Ptr<FabricPort>> farEnd(f.NumLinks());
@@ -65,6 +69,19 @@ FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric)
     {
       mrcsim::PortPeer peer = f.Peer(v, port);
       const mrcsim::FabricLink& link = f.Link(peer.link);
+      if (!built(v, peer.node))
+      {
+        if (!m_channels[peer.link])
+        {
+          m_channels[peer.link] = CreateObject<FabricChannel>();
+          m_channels[peer.link]->SetDelay(NanoSeconds(link.delayNs));
+        }
+        if (m_switches[v])
+          m_switches[v]->AddAbsentPort();
+        else
+          m_hosts[f.Node(v).index]->AddAbsentPort(f.Node(peer.node).plane);
+        continue;
+      }
       Ptr<FabricPort> p = farEnd[peer.link];
       if (!p)
       {
@@ -78,6 +95,7 @@ FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric)
         ch->SetDropCounters(m_portAndLinkDrops.data());
         m_channels[peer.link] = ch;
         farEnd[peer.link] = q;
+        ++m_linksBuilt;
       }
       else
       {
@@ -100,6 +118,40 @@ FabricNetwork::~FabricNetwork()
       ch->Dispose();
     }
   }
+}
+
+std::vector<uint32_t>
+FabricNetwork::VertexPartitions(const mrcsim::Fabric& f, uint32_t n)
+{
+  std::vector<uint32_t> part(f.NumVertices(), 0);
+  for (int plane = 0; plane < f.NumPlanes(); ++plane)
+  {
+    for (int tier = 0; tier < f.NumTiers(); ++tier)
+    {
+      const std::vector<mrcsim::VertexId>& group = f.Switches(plane, tier);
+      for (std::size_t i = 0; i < group.size(); ++i)
+      {
+        part[group[i]] = static_cast<uint32_t>(i * n / group.size());
+      }
+    }
+  }
+  for (mrcsim::VertexId v : f.Gpus())
+  {
+    part[v] = f.Degree(v) > 0 ? part[f.Peer(v, 0).node] : 0;
+  }
+  return part;
+}
+
+std::vector<bool>
+FabricNetwork::RanksVertices(const mrcsim::Fabric& f, uint32_t partitions, uint32_t rank, uint32_t ranks)
+{
+  const std::vector<uint32_t> part = VertexPartitions(f, partitions);
+  std::vector<bool> runs(part.size());
+  for (std::size_t v = 0; v < part.size(); ++v)
+  {
+    runs[v] = FabricParallelSimulatorImpl::RankOfPartition(part[v], partitions, ranks) == rank;
+  }
+  return runs;
 }
 
 Ptr<FabricPort>
@@ -126,22 +178,7 @@ FabricNetwork::Partition(uint32_t n)
   }
   const mrcsim::Fabric& f = *m_fabric;
   sim->SetPartitions(n);
-  std::vector<uint32_t> part(f.NumVertices(), 0);
-  for (int plane = 0; plane < f.NumPlanes(); ++plane)
-  {
-    for (int tier = 0; tier < f.NumTiers(); ++tier)
-    {
-      const std::vector<mrcsim::VertexId>& group = f.Switches(plane, tier);
-      for (std::size_t i = 0; i < group.size(); ++i)
-      {
-        part[group[i]] = static_cast<uint32_t>(i * n / group.size());
-      }
-    }
-  }
-  for (mrcsim::VertexId v : f.Gpus())
-  {
-    part[v] = f.Degree(v) > 0 ? part[f.Peer(v, 0).node] : 0;
-  }
+  const std::vector<uint32_t> part = VertexPartitions(f, n);
   for (mrcsim::VertexId v = 0; v < f.NumVertices(); ++v)
   {
     Ptr<Node> node = m_switches[v] ? Ptr<Node>(m_switches[v]) : Ptr<Node>(m_hosts[f.Node(v).index]);
@@ -157,7 +194,8 @@ FabricNetwork::Partition(uint32_t n)
     if (split)
     {
       ++crossing;
-      lookahead = std::min(lookahead, m_channels[id]->GetMinArrivalDelay());
+      if (HasPorts(id))
+        lookahead = std::min(lookahead, m_channels[id]->GetMinArrivalDelay());
     }
   }
   sim->SetLookahead(crossing ? lookahead : Time::Max()); // no link between partitions: no limit

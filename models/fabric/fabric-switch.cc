@@ -43,7 +43,8 @@ FabricSwitch::DoDispose()
 {
   for (const auto& port : m_ports)
   {
-    port->SetPfcAccountant(nullptr);
+    if (port)
+      port->SetPfcAccountant(nullptr);
   }
   m_pfc.Clear();
   m_ports.clear();
@@ -73,6 +74,14 @@ FabricSwitch::AddPort(Ptr<FabricPort> port)
   m_routable.push_back(true);
   m_pfc.AddPort(PeekPointer(port));
   port->SetPfcAccountant(&m_pfc);
+}
+
+void
+FabricSwitch::AddAbsentPort()
+{
+  m_ports.push_back(nullptr);
+  m_routable.push_back(true);
+  m_pfc.AddPort(nullptr);
 }
 
 void

@@ -38,6 +38,10 @@ public:
   void SetFabricPosition(mrcsim::VertexId vertex, int plane, Ptr<FabricControlPlane> controlPlane);
   /// \brief Adds the next port (port numbers follow the fabric's).
   void AddPort(Ptr<FabricPort> port);
+  /// \brief Adds the next port number without a port: one left out of this process
+  /// (FabricNetwork's constructor), whose frames the switch never handles here.
+  void AddAbsentPort();
+  /// \brief Port `i`; null when left out (AddAbsentPort).
   Ptr<FabricPort> GetPort(uint16_t i) const { return m_ports[i]; }
   uint16_t NumPorts() const { return static_cast<uint16_t>(m_ports.size()); }
   mrcsim::VertexId GetVertex() const { return m_vertex; }

@@ -125,13 +125,14 @@ RdmaNic::Attach(Ptr<FabricHost> host)
   m_planes.clear();
   for (uint16_t p = 0; p < host->NumPorts(); ++p)
   {
-    const FabricPort* peer = host->GetPort(p)->GetPeer();
-    const FabricPacketHandler* node = peer ? peer->GetHandler() : nullptr;
-    const int plane = node ? node->GetFabricPlane() : -1;
+    const int plane = host->PlaneOfPort(p);
     NS_ABORT_MSG_IF(plane < 0, "RdmaNic: NIC port " << p << " of GPU " << host->GetGpuIndex() << " is not wired to a switch");
     m_planes.push_back(plane);
-    host->GetPort(p)->SetEgressLatency(m_txLatency);
-    host->GetPort(p)->SetIngressLatency(m_rxLatency);
+    if (FabricPort* port = host->PortAt(p)) // null: left out of this process (FabricNetwork)
+    {
+      port->SetEgressLatency(m_txLatency);
+      port->SetIngressLatency(m_rxLatency);
+    }
   }
   host->SetFrameSink(this); // frames and link states (LinkStateChanged)
 }

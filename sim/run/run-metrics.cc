@@ -84,6 +84,8 @@ RunCounters::Read(const NetworkService& service,
   }
   for (uint32_t id = 0; id < fabric.NumLinks(); ++id)
   {
+    if (!net.HasPorts(id))
+      continue; // left out in this process (FabricNetwork): another rank's
     auto [a, b] = fabric.Ends(id);
     for (auto port : { net.GetPort(a, fabric.Link(id).portA), net.GetPort(b, fabric.Link(id).portB) })
     {

@@ -18,7 +18,7 @@ bool
 IsLocal(const ns3::Ptr<ns3::FabricPort>& port)
 {
   const ns3::FabricParallelSimulatorImpl* sim = ns3::FabricParallelSimulatorImpl::Get();
-  return !sim || sim->IsLocal(port->GetNode()->GetId());
+  return port && (!sim || sim->IsLocal(port->GetNode()->GetId())); // null: left out here (FabricNetwork)
 }
 
 uint64_t

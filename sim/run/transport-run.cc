@@ -240,6 +240,29 @@ Run(const ScenarioSpec& spec,
 
 } // namespace
 
+uint32_t
+ResolvedPartitions(const ScenarioSpec& spec, uint32_t requested)
+{
+  // Across MPI ranks: one partition per rank unless asked for more.
+  const uint32_t ranks = MpiLink() ? MpiLink()->Ranks() : 1;
+  return requested                        ? requested
+         : ranks > 1                      ? ranks
+         : spec.outputs.pcapLinks.empty() ? kDefaultPartitions
+                                          : 1;
+}
+
+/// \brief The vertices this process builds the ports of (FabricNetwork's `runs`): in a run across
+/// MPI ranks, its own partitions' (the links between other ranks' vertices are left out); else
+/// every vertex (empty).
+std::vector<bool>
+BuildScope(const Fabric& fabric, uint32_t partitions)
+{
+  const ns3::RankLink* link = MpiLink();
+  if (!link || link->Ranks() < 2 || partitions < link->Ranks())
+    return {}; // one process, or a run Partition refuses
+  return ns3::FabricNetwork::RanksVertices(fabric, partitions, link->Rank(), link->Ranks());
+}
+
 /// \brief Splits the run into `partitions` (FabricNetwork::Partition; nothing for 1) and returns
 /// the number of links between partitions. The workloads react to completions in global events
 /// (NetworkService::Send), which a partition may schedule no sooner than a lookahead ahead: the
@@ -269,27 +292,22 @@ Partition(const ScenarioSpec& spec, ns3::FabricNetwork& net, uint32_t partitions
   }
   const uint32_t crossing = net.Partition(partitions);
   FabricParallelSimulatorImpl* sim = FabricParallelSimulatorImpl::Get();
-  sim->SetLookahead(std::min(sim->GetLookahead(), completion));
   if (RankLink* link = MpiLink())
   {
     if (partitions < link->Ranks())
       throw std::invalid_argument("partitions " + std::to_string(partitions) + ": at least the " +
                                   std::to_string(link->Ranks()) + " MPI ranks");
+    // A rank built only the links that touch its own vertices (BuildScope): the lookahead is the
+    // shortest over the ranks'.
+    std::vector<uint64_t> lookahead{ static_cast<uint64_t>(sim->GetLookahead().GetTimeStep()) };
+    link->Reduce(lookahead, true);
+    sim->SetLookahead(TimeStep(lookahead[0]));
     sim->SetRanks(link);
   }
+  sim->SetLookahead(std::min(sim->GetLookahead(), completion));
   return crossing;
 }
 
-uint32_t
-ResolvedPartitions(const ScenarioSpec& spec, uint32_t requested)
-{
-  // Across MPI ranks: one partition per rank unless asked for more.
-  const uint32_t ranks = MpiLink() ? MpiLink()->Ranks() : 1;
-  return requested                        ? requested
-         : ranks > 1                      ? ranks
-         : spec.outputs.pcapLinks.empty() ? kDefaultPartitions
-                                          : 1;
-}
 
 TransportResult
 RunTransport(const ScenarioSpec& spec,
@@ -317,9 +335,9 @@ RunTransport(const ScenarioSpec& spec,
     throw std::runtime_error("the simulator implementation was made before the run could choose it "
                              "(ns3::FabricParallelSimulatorImpl)");
   }
-  FabricNetwork net(fabric);
-  const uint64_t mtu = AttributeDefault<UintegerValue>(RdmaNic::GetTypeId(), "Mtu"); // the NICs' payload per packet
   const uint32_t partitions = ResolvedPartitions(spec, options.partitions);
+  FabricNetwork net(fabric, BuildScope(*fabric, partitions));
+  const uint64_t mtu = AttributeDefault<UintegerValue>(RdmaNic::GetTypeId(), "Mtu"); // the NICs' payload per packet
   const uint32_t crossing = Partition(spec, net, partitions);
   IdealModel ideal = MakeIdealModel(net.Routing(), static_cast<uint32_t>(mtu));
   ideal.scaleUp = spec.topology.scaleUp;
@@ -420,15 +438,19 @@ RunTransport(const ScenarioSpec& spec,
                                                   { "latency_us", ideal.ScaleUpLatencyS() * 1e6 } };
   }
   const double seconds = wall.Seconds();
-  // What each rank holds: its QPs (a connection's QP lives on its GPU's rank) and its peak, by
-  // rank (one entry in one process).
+  // What each rank holds: its QPs (a connection's QP lives on its GPU's rank), the links whose
+  // ports it built (those touching its own nodes) and its peak, by rank (one entry in one
+  // process).
   const uint32_t ranks = FabricParallelSimulatorImpl::Get()->GetRanks();
   std::vector<uint64_t> qpsByRank(ranks, 0);
+  std::vector<uint64_t> linksByRank(ranks, 0);
   std::vector<uint64_t> peakByRank(ranks, 0);
   const uint32_t rank = FabricParallelSimulatorImpl::Get()->GetRank();
   qpsByRank[rank] = service.Qps().size();
+  linksByRank[rank] = net.LinksBuilt();
   peakByRank[rank] = PeakRssBytes();
   FabricParallelSimulatorImpl::SumOverRanks(qpsByRank);
+  FabricParallelSimulatorImpl::SumOverRanks(linksByRank);
   FabricParallelSimulatorImpl::SumOverRanks(peakByRank);
   result.wall = { { "label", transport.label },
                   { "partitions", partitions },
@@ -440,6 +462,7 @@ RunTransport(const ScenarioSpec& spec,
                   { "events_per_second", seconds > 0 ? double(outcome.events) / seconds : 0 },
                   { "peak_rss_bytes", PeakRssBytes() },
                   { "qps_by_rank", qpsByRank },
+                  { "links_built_by_rank", linksByRank },
                   { "peak_rss_bytes_by_rank", peakByRank } };
   workloads.clear();
   Simulator::Destroy();

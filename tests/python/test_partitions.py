@@ -16,7 +16,10 @@ import pytest
 from conftest import ROOT
 
 # Small fabrics with failures and link downs; PFC pauses ports in quickstart's RoCEv2 run.
-SCENARIOS = ["scenarios/quickstart.json", "tests/regression/a2a-failure.json", "scenarios/incast.json"]
+# rank-scope reaches links and ports in every way a scenario can (loss, gray links, failures, sampled
+# ports), which a rank must do on the links it built and skip on those it left out.
+SCENARIOS = ["scenarios/quickstart.json", "tests/regression/a2a-failure.json", "scenarios/incast.json",
+             "tests/partitions/rank-scope.json"]
 
 
 def run(mrcsim, scenario, partitions, out, env=None):
@@ -124,6 +127,12 @@ def test_mpi_ranks_give_the_results_of_as_many_partitions(mrcsim, ranks, scenari
         assert sum(w_mpi["qps_by_rank"]) == all_qps
         assert max(w_mpi["qps_by_rank"]) < all_qps
         assert all(peak > 0 for peak in w_mpi["peak_rss_bytes_by_rank"])
+        # Each rank builds the ports of the links touching its own nodes only: every link is built
+        # somewhere, none everywhere (the one process builds them all).
+        (all_links,) = w_threads["links_built_by_rank"]
+        assert len(w_mpi["links_built_by_rank"]) == ranks
+        assert sum(w_mpi["links_built_by_rank"]) >= all_links
+        assert max(w_mpi["links_built_by_rank"]) < all_links
     if ranks > 2:
         one = run(mrcsim, scenario, 1, tmp_path / "one")
         assert_same_results(tmp_path / "one", one, tmp_path / "mpi", mpi, f"in {ranks} MPI ranks against one")
