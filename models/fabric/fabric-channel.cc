@@ -249,10 +249,20 @@ FabricChannel::DrawLoss(uint8_t dir)
   return SplitMixUniform(g.rng[dir]) < g.loss[dir];
 }
 
-bool
+FabricChannel::Sent
 FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
 {
   uint8_t dir = Dir(from);
+  if (!m_up)
+  {
+    Drop(*frame, DropCause::LinkDown);
+    return Sent::Dropped;
+  }
+  if (m_lossy && m_gray->loss[dir] > 0 && DrawLoss(dir))
+  {
+    Drop(*frame, DropCause::RandomLoss);
+    return Sent::Dropped;
+  }
   if (m_handover)
   {
     // The receiving end runs on another thread: the frame waits for the window's end.
@@ -260,24 +270,14 @@ FabricChannel::Transmit(FramePtr frame, const FabricPort* from, Time txEnd)
     {
       FabricParallelSimulatorImpl::DeferToBarrier(&FabricChannel::HandOver, this, dir);
     }
-    return false;
-  }
-  if (!m_up)
-  {
-    Drop(*frame, DropCause::LinkDown);
-    return false;
-  }
-  if (m_lossy && m_gray->loss[dir] > 0 && DrawLoss(dir))
-  {
-    Drop(*frame, DropCause::RandomLoss);
-    return false;
+    return Sent::Held;
   }
   PushWire(dir, std::move(frame), txEnd + m_dirs[dir].arrivalDelay);
   if (!m_dirs[dir].armed)
   {
     Arm(dir, DeliverEventOf(dir));
   }
-  return true;
+  return Sent::Arrives;
 }
 
 void
@@ -303,14 +303,11 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
   self->m_handover->Release(static_cast<uint8_t>(dir),
                             [self, dir, remote](FramePtr frame, Time arrival)
                             {
+                              // Its loss was drawn when it was sent (Transmit); the link may
+                              // have failed since, as it would have taken it off the wire.
                               if (!self->m_up)
                               {
                                 self->Drop(*frame, DropCause::LinkDown);
-                              }
-                              else if (self->m_lossy && self->m_gray->loss[dir] > 0 &&
-                                       self->DrawLoss(static_cast<uint8_t>(dir)))
-                              {
-                                self->Drop(*frame, DropCause::RandomLoss);
                               }
                               else if (remote)
                               {

@@ -79,11 +79,19 @@ public:
   void SetRateFactor(const FabricPort* from, double factor);
   double GetRateFactor(const FabricPort* from) const;
 
+  /// \brief What became of a frame put on the link (Transmit).
+  enum class Sent : uint8_t
+  {
+    Arrives, ///< on the wire: its arrival is scheduled (and will catch the sender up)
+    Held,    ///< the link crosses partitions (SetHandover): it reaches the wire at the window's end
+    Dropped, ///< lost at once: the link is down or the frame drew a random loss
+  };
   /// \brief Puts a frame on the wire, its last bit leaving at `txEnd` (now or later); it reaches
   /// the peer after the delay and the peer's ingress latency, unless the link is down, the frame
-  /// is lost, or the link fails meanwhile. Returns whether an arrival was scheduled (the sender
-  /// relies on it to catch up).
-  bool Transmit(FramePtr frame, const FabricPort* from, Time txEnd);
+  /// is lost, or the link fails meanwhile. Whether it is lost is drawn now, whether the link
+  /// crosses partitions or not: each direction draws in the order its frames are sent, in any
+  /// partitioning.
+  Sent Transmit(FramePtr frame, const FabricPort* from, Time txEnd);
   /// \brief The prefetch hint (a PrefetchingEvent::Lines entry) for what Transmit from `from`
   /// reads of the link: its first line and its direction's.
   uintptr_t TransmitLines(const FabricPort* from) const;

@@ -450,7 +450,8 @@ FabricPort::StartOne(Time start)
   {
     WritePcap(*item.frame, true, start);
   }
-  m_arrivalPending = m_channel->Transmit(std::move(item.frame), this, m_busyUntil);
+  const FabricChannel::Sent sent = m_channel->Transmit(std::move(item.frame), this, m_busyUntil);
+  m_arrivalPending = sent == FabricChannel::Sent::Arrives;
   return true;
 }
 

@@ -20,6 +20,13 @@ from conftest import ROOT
 # ports), which a rank must do on the links it built and skip on those it left out.
 SCENARIOS = ["scenarios/quickstart.json", "tests/regression/a2a-failure.json", "scenarios/incast.json",
              "tests/partitions/rank-scope.json"]
+# Scenarios whose event counts depend on the partitioning (their results do not): random loss on
+# links between partitions. A port starts its frames lazily, when something catches it up; after
+# a frame lost on the link, nothing arrives to do so, and the port wakes itself (an event) if
+# frames wait. In one partition the catch-up that starts a frame is the previous frame's
+# arrival, between partitions it is the window's end: a lost frame is started at another moment,
+# so whether its successors are already due then (no wake) differs.
+EVENTS_DEPEND_ON_PARTITIONS = {"tests/partitions/rank-scope.json"}
 
 
 def run(mrcsim, scenario, partitions, out, env=None):
@@ -58,7 +65,8 @@ def test_partition_count_does_not_change_results(mrcsim, scenario, tmp_path):
     if "incast" in scenario:
         assert any(r["counters"]["pfc_paused_port_us"] > 0 for r in summaries[1]["runs"])  # PFC at work
     for n in (2, 3):
-        assert_same_results(outs[1], summaries[1], outs[n], summaries[n], f"with {n} partitions")
+        assert_same_results(outs[1], summaries[1], outs[n], summaries[n], f"with {n} partitions",
+                            events=scenario not in EVENTS_DEPEND_ON_PARTITIONS)
 
 
 def test_lazy_frame_starts_do_not_change_results(mrcsim, tmp_path):
@@ -135,7 +143,8 @@ def test_mpi_ranks_give_the_results_of_as_many_partitions(mrcsim, ranks, scenari
         assert max(w_mpi["links_built_by_rank"]) < all_links
     if ranks > 2:
         one = run(mrcsim, scenario, 1, tmp_path / "one")
-        assert_same_results(tmp_path / "one", one, tmp_path / "mpi", mpi, f"in {ranks} MPI ranks against one")
+        assert_same_results(tmp_path / "one", one, tmp_path / "mpi", mpi, f"in {ranks} MPI ranks against one",
+                            events=scenario not in EVENTS_DEPEND_ON_PARTITIONS)
 
 
 def test_mpi_ranks_need_a_partition_each(mrcsim, tmp_path):
