@@ -41,9 +41,10 @@ MrcSender::PayloadOf(const Message& m, uint64_t seq) const
 void
 MrcSender::AddInflight(uint16_t nicPort, uint32_t bytes, bool add)
 {
-  uint64_t& port = m_portInflight[nicPort];
+  uint32_t& port = m_portInflight[nicPort];
   if (add)
   {
+    NS_ABORT_MSG_IF(port > UINT32_MAX - bytes, "MrcSender: 4 GiB in flight on one NIC port");
     m_inflight += bytes;
     port += bytes;
   }

@@ -22,6 +22,7 @@
 #include "ns3/type-id.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -62,7 +63,7 @@ public:
   /// \brief Takes `cc` as the window controller.
   void SetCongestionControl(Ptr<MrcCongestionControl> cc) { m_cc = cc; }
   /// \brief Sizes the per-port state for a NIC of `ports` ports.
-  void SetUpPorts(uint16_t ports) { m_portInflight.assign(ports, 0); }
+  void SetUpPorts(uint16_t ports) { m_portInflight = std::make_unique<uint32_t[]>(ports); }
   void SetBaseRtt(Time baseRtt) { m_baseRtt = baseRtt; }
   /// \brief Drops the window controller.
   void Dispose() { m_cc = nullptr; }
@@ -125,7 +126,8 @@ private:
   MrcQueuePair& m_qp;
   Ptr<MrcCongestionControl> m_cc;
   uint64_t m_inflight = 0;
-  std::vector<uint64_t> m_portInflight; ///< by NIC port
+  /// By NIC port (NumPorts of them): at most a window, far below 4 GiB (AddInflight checks).
+  std::unique_ptr<uint32_t[]> m_portInflight;
   uint64_t m_totalSeq = 0;
   uint64_t m_base = 0;        ///< lowest tracked (all below acknowledged)
   uint64_t m_sndNxt = 0;      ///< next new sequence number
