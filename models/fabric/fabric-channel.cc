@@ -303,8 +303,8 @@ FabricChannel::HandOver(void* channel, uint32_t dir)
   self->m_handover->Release(static_cast<uint8_t>(dir),
                             [self, dir, remote](FramePtr frame, Time arrival)
                             {
-                              // Its loss was drawn when it was sent (Transmit); the link may
-                              // have failed since, as it would have taken it off the wire.
+                              // Its loss was drawn when it was sent (Transmit). A link changes
+                              // state only between windows, after the hand-overs: a defence.
                               if (!self->m_up)
                               {
                                 self->Drop(*frame, DropCause::LinkDown);

@@ -89,8 +89,7 @@ public:
   /// \brief Puts a frame on the wire, its last bit leaving at `txEnd` (now or later); it reaches
   /// the peer after the delay and the peer's ingress latency, unless the link is down, the frame
   /// is lost, or the link fails meanwhile. Whether it is lost is drawn now, whether the link
-  /// crosses partitions or not: each direction draws in the order its frames are sent, in any
-  /// partitioning.
+  /// crosses partitions or not: each direction draws in the order its frames are sent.
   Sent Transmit(FramePtr frame, const FabricPort* from, Time txEnd);
   /// \brief The prefetch hint (a PrefetchingEvent::Lines entry) for what Transmit from `from`
   /// reads of the link: its first line and its direction's.

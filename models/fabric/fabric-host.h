@@ -46,7 +46,7 @@ public:
   Ptr<FabricPort> GetPort(uint16_t i) const { return m_ports[i]; }
   /// \brief The plane of the switch NIC port `i` is wired to (-1: none).
   int PlaneOfPort(uint16_t i) const;
-  /// \brief NIC port `i` without a reference count (for per-packet paths).
+  /// \brief NIC port `i` without a reference count (for per-packet paths); null when left out.
   FabricPort* PortAt(uint16_t i) const { return PeekPointer(m_ports[i]); }
   uint16_t NumPorts() const { return static_cast<uint16_t>(m_ports.size()); }
 

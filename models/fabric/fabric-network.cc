@@ -190,7 +190,7 @@ FabricNetwork::Partition(uint32_t n)
   {
     auto [a, b] = f.Ends(id);
     const bool split = part[a] != part[b];
-    m_channels[id]->SetHandover(split);
+    m_channels[id]->SetHandover(split && HasPorts(id)); // a link left out here carries nothing
     if (split)
     {
       ++crossing;
