@@ -51,8 +51,9 @@
 //
 // Across processes (ranks, SetRanks with a RankLink, e.g. MPI's): every rank builds the scenario
 // (a fabric may leave out what only other ranks' nodes touch: FabricNetwork) and runs the same
-// global events (the state they touch is replicated), but only its own partitions' events; the events set-up or a global event schedules for another rank's nodes are
-// dropped there (that rank schedules its own). At each window's end the ranks exchange what
+// global events (the state they touch is replicated), but only its own partitions' events; the
+// events set-up or a global event schedules for another rank's nodes are dropped there (that rank
+// schedules its own). At each window's end the ranks exchange what
 // crosses between them, as bytes: frames on links between ranks (SendToRank), events for another
 // rank's node (ScheduleRemote) and global events a node schedules (ScheduleEverywhere: every rank
 // runs them, at the same time and in the same order), each made from its bytes by a handler

@@ -217,6 +217,10 @@ FabricChannel::SetLossRate(const FabricPort* from, double p)
                   "FabricChannel::SetLossRate inside a partition of a parallel run: it touches both ends; schedule it "
                   "as a global event (no context, before Run)");
   NS_ABORT_MSG_IF(p < 0 || p > 1, "FabricChannel::SetLossRate: probability " << p << " outside [0, 1]");
+  if (GetNDevices() == 0)
+  {
+    return;
+  }
   Gray& gray = GetGray();
   gray.loss[Dir(from)] = p;
   m_lossy = gray.loss[0] > 0 || gray.loss[1] > 0;
@@ -231,6 +235,10 @@ FabricChannel::SetRateFactor(const FabricPort* from, double factor)
     "FabricChannel::SetRateFactor inside a partition of a parallel run: it touches both ends; schedule it "
     "as a global event (no context, before Run)");
   NS_ABORT_MSG_IF(factor <= 0 || factor > 1, "FabricChannel::SetRateFactor: factor " << factor << " outside (0, 1]");
+  if (GetNDevices() == 0)
+  {
+    return;
+  }
   // Frames already due to start keep the rate they had.
   m_ports[Dir(from)]->CatchUp();
   m_ports[Dir(from)]->SetRateFactor(factor);

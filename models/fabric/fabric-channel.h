@@ -72,10 +72,12 @@ public:
   /// \brief Brings the link up or down; down loses packets in flight and tells both ports.
   void SetUp(bool up);
 
-  /// \brief Gray failure: each packet sent from `from` is lost with probability p.
+  /// \brief Gray failure: each packet sent from `from` is lost with probability p. Nothing on a
+  /// link whose ports this process left out (FabricNetwork): it carries nothing here.
   void SetLossRate(const FabricPort* from, double p);
   double GetLossRate(const FabricPort* from) const { return m_gray ? m_gray->loss[Dir(from)] : 0.0; }
   /// \brief Gray failure: the sending rate from `from` is the port rate times `factor` (0, 1].
+  /// Nothing on a link whose ports this process left out, as SetLossRate.
   void SetRateFactor(const FabricPort* from, double factor);
   double GetRateFactor(const FabricPort* from) const;
 

@@ -37,8 +37,6 @@ ApplyLinkLoss(const ScenarioSpec& spec, const Fabric& fabric, ns3::FabricNetwork
     const std::vector<uint32_t> links = ClassLinks(fabric, l.linkClass);
     for (uint32_t id : links)
     {
-      if (!net.HasPorts(id))
-        continue; // left out in this process, which never sends on it (FabricNetwork)
       auto [a, b] = fabric.Ends(id);
       const FabricLink& link = fabric.Link(id);
       Ptr<ns3::FabricChannel> ch = net.GetChannel(id);

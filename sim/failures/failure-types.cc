@@ -227,26 +227,21 @@ ScheduleGray(const FailureSpec& f, FailureContext& run, nlohmann::json& entry)
   const uint32_t id = ResolveLink(run.fabric, p.link, run.spec.file);
   auto [a, b] = run.fabric.Ends(id);
   const FabricLink& l = run.fabric.Link(id);
-  entry["links"] = { id };
-  // A global event in every process (rank 0 counts it), also where the link's ports were left
-  // out: that process never sends on it (FabricNetwork).
-  const bool built = run.net.HasPorts(id);
   Ptr<ns3::FabricChannel> ch = run.net.GetChannel(id);
   Ptr<ns3::FabricPort> pa = run.net.GetPort(a, l.portA);
   Ptr<ns3::FabricPort> pb = run.net.GetPort(b, l.portB);
   const double loss = p.lossRate;
   const double rate = p.rateFactor;
   Simulator::Schedule(MicrosecondsToTime(f.atUs),
-                      [built, ch, pa, pb, loss, rate]
+                      [ch, pa, pb, loss, rate]
                       {
-                        if (!built)
-                          return;
                         for (auto p : { pa, pb })
                         {
                           ch->SetLossRate(ns3::PeekPointer(p), loss);
                           ch->SetRateFactor(ns3::PeekPointer(p), rate);
                         }
                       });
+  entry["links"] = { id };
   return {};
 }
 

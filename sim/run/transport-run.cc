@@ -258,8 +258,8 @@ std::vector<bool>
 BuildScope(const Fabric& fabric, uint32_t partitions)
 {
   const ns3::RankLink* link = MpiLink();
-  if (!link || link->Ranks() < 2 || partitions < link->Ranks())
-    return {}; // one process, or a run Partition refuses
+  if (!link || partitions < link->Ranks())
+    return {}; // one process (no link), or a run Partition refuses
   return ns3::FabricNetwork::RanksVertices(fabric, partitions, link->Rank(), link->Ranks());
 }
 
