@@ -68,6 +68,8 @@ public:
   /// \brief Binds the QP to its NIC and its peer (remote GPU and QP number).
   void Bind(RdmaNic* nic, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn);
   uint32_t GetQpn() const { return m_qpn; }
+  /// \brief The NIC that holds this QP (null until added to one).
+  const RdmaNic* GetNic() const { return m_nic; }
   /// \brief Id of the node this QP's NIC is in.
   uint32_t NodeId() const;
   uint32_t GetRemoteGpu() const { return m_remoteGpu; }

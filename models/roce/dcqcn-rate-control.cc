@@ -249,11 +249,17 @@ DcqcnRateControl::DoDispose()
 }
 
 void
+DcqcnRateControl::CheckLineRate(DataRate lineRate) const
+{
+  NS_ABORT_MSG_IF(lineRate < m_config->minRate,
+                  "DcqcnRateControl: line rate " << lineRate << " is below MinRate " << m_config->minRate);
+}
+
+void
 DcqcnRateControl::Start(DataRate lineRate)
 {
   const Config& c = *m_config;
-  NS_ABORT_MSG_IF(lineRate < c.minRate,
-                  "DcqcnRateControl: line rate " << lineRate << " is below MinRate " << c.minRate);
+  CheckLineRate(lineRate);
   NS_LOG_FUNCTION(this << lineRate);
   Stop();
   ProfileValues in = ValuesOf(c.profile, lineRate);

@@ -102,6 +102,9 @@ public:
   /// \brief Starts (or restarts) at line rate: current rate = target rate = lineRate, alpha =
   /// InitialAlpha, no timer pending. Aborts if lineRate is below MinRate.
   void Start(DataRate lineRate);
+  /// \brief Aborts if a sender of `lineRate` could not start (below MinRate), for a QP to check
+  /// at its first message what Start would find at its first CNP.
+  void CheckLineRate(DataRate lineRate) const;
   /// \brief Cancels every pending event; later CNPs and byte counts are ignored until Start.
   void Stop();
 

@@ -130,6 +130,15 @@ RoceQueuePair::Copy(uint16_t port, uint16_t entropy) const
   return qp;
 }
 
+void
+RoceQueuePair::CheckRateControl(DataRate lineRate) const
+{
+  if (m_dcqcnPrototype)
+    m_dcqcnPrototype->CheckLineRate(lineRate);
+  else
+    CreateObject<DcqcnRateControl>()->CheckLineRate(lineRate);
+}
+
 Ptr<DcqcnRateControl>
 RoceQueuePair::NewRateControl() const
 {
@@ -180,7 +189,7 @@ RoceQueuePair::Receive(const RdmaRxInfo& info)
   else if (op == RoceBthHeader::kCnp)
   {
     NS_LOG_LOGIC("QP " << m_qpn << ": CNP received");
-    m_requester.HandleCnp();
+    ReceiveCnp();
   }
   else if (RoceBthHeader::IsRdmaWrite(op))
   {

@@ -40,7 +40,7 @@ public:
   static Ptr<RoceQueuePair> CreatePrototype();
   /// \brief A new QP configured as this prototype (CreatePrototype; aborts on any other QP), on
   /// NIC port `port` with UDP source port `entropy` (the Port and Entropy attributes); its DCQCN
-  /// rate control, made at its first message, is a copy of the prototype's.
+  /// rate control, made at its first CNP, is a copy of the prototype's.
   Ptr<RoceQueuePair> Copy(uint16_t port, uint16_t entropy) const;
 
   uint64_t PostWrite(uint64_t bytes) override;
@@ -64,9 +64,12 @@ public:
   uint64_t CnpsSent() const { return m_responder.CnpsSent(); }
   uint64_t CnpsReceived() const { return m_requester.CnpsReceived(); }
   uint64_t OutOfOrderDrops() const { return m_responder.OutOfOrderDrops(); }
-  /// \brief Current sending rate (the port rate without DCQCN).
+  /// \brief Current sending rate (the port rate without DCQCN or before its first CNP).
   DataRate GetRate() const { return m_requester.GetRate(); }
+  /// \brief The DCQCN rate control: null without DCQCN and until the QP's first CNP.
   Ptr<DcqcnRateControl> GetRateControl() const { return m_requester.GetRateControl(); }
+  /// \brief A CNP for this QP arrived (what Receive does with one): DCQCN cuts its rate.
+  void ReceiveCnp() { m_requester.HandleCnp(); }
 
   typedef void (*StallTracedCallback)(uint32_t qpn, Time lost);
   typedef void (*RewindTracedCallback)(uint32_t qpn, uint32_t fromPsn, uint64_t packets, bool timeout);
@@ -105,6 +108,8 @@ private:
   }
   /// \brief A new DCQCN rate control: the prototype's copy, or built from its attributes.
   Ptr<DcqcnRateControl> NewRateControl() const;
+  /// \brief Aborts if DCQCN could not start at `lineRate` (DcqcnRateControl::CheckLineRate).
+  void CheckRateControl(DataRate lineRate) const;
 
   /// \brief Copies the configuration of `prototype` (CreatePrototype), none of its state.
   RoceQueuePair(const RoceQueuePair& prototype);

@@ -34,10 +34,19 @@ void
 RoceRequester::HandleCnp()
 {
   ++m_cnpsReceived;
-  if (m_dcqcn)
+  if (!m_qp.DcqcnEnabled())
   {
-    m_dcqcn->OnCnp();
+    return;
   }
+  if (!m_dcqcn)
+  {
+    // Made now, not at the first message: until its first CNP, DCQCN holds the line rate and
+    // changes nothing (no timer runs, no byte counts, alpha waits at its initial value), so a QP
+    // never told of congestion needs no rate control, and a large run's QPs mostly are not.
+    m_dcqcn = m_qp.NewRateControl();
+    m_dcqcn->Start(m_qp.Nic().GetHost()->GetPort(m_qp.GetPort())->GetDataRate());
+  }
+  m_dcqcn->OnCnp();
 }
 
 DataRate
@@ -50,10 +59,9 @@ uint64_t
 RoceRequester::PostWrite(uint64_t bytes)
 {
   RdmaNic& nic = m_qp.Nic();
-  if (m_qp.DcqcnEnabled() && !m_dcqcn)
+  if (m_nextMessageId == 0 && m_qp.DcqcnEnabled())
   {
-    m_dcqcn = m_qp.NewRateControl();
-    m_dcqcn->Start(nic.GetHost()->GetPort(m_qp.GetPort())->GetDataRate());
+    m_qp.CheckRateControl(nic.GetHost()->GetPort(m_qp.GetPort())->GetDataRate()); // as before a CNP
   }
   const uint64_t mtu = nic.Mtu();
   if (m_sndNxt == m_totalSeq)
@@ -105,7 +113,7 @@ RoceRequester::NextPacket(Time* retryAt)
     return FramePtr();
   }
   const Time now = Simulator::Now();
-  if (m_dcqcn && now < m_nextSendTime)
+  if (m_qp.DcqcnEnabled() && now < m_nextSendTime)
   {
     if (retryAt)
     {
@@ -122,12 +130,16 @@ RoceRequester::NextPacket(Time* retryAt)
   ++m_sndNxt;
   m_highestSent = std::max(m_highestSent, m_sndNxt);
   ++m_packetsSent;
-  if (m_dcqcn)
+  if (m_qp.DcqcnEnabled())
   {
+    // Paced at DCQCN's rate: the line rate until the first CNP.
     const uint64_t bits =
       uint64_t(p->Size() + m_qp.Nic().GetHost()->GetPort(m_qp.GetPort())->QueueConfig()->FramingBytes()) * 8;
-    m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(bits * 1e12 / double(m_dcqcn->GetRate().GetBitRate())));
-    m_dcqcn->OnBytesSent(p->Size());
+    m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(bits * 1e12 / double(GetRate().GetBitRate())));
+    if (m_dcqcn)
+    {
+      m_dcqcn->OnBytesSent(p->Size());
+    }
   }
   // The timer runs from the oldest send awaiting an ACK: the first send after an idle spell
   // restarts it even if a pending event (left from the last ACK) is still to fire.

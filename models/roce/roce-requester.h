@@ -42,11 +42,12 @@ public:
   FramePtr NextPacket(Time* retryAt);
   /// \brief An ACK or NAK arrived.
   void HandleAck(const RdmaRxInfo& info);
-  /// \brief A CNP arrived: DCQCN cuts the rate.
+  /// \brief A CNP arrived: DCQCN (made at the first) cuts the rate.
   void HandleCnp();
 
-  /// \brief Current sending rate (the port rate without DCQCN).
+  /// \brief Current sending rate (the port rate without DCQCN or before its first CNP).
   DataRate GetRate() const;
+  /// \brief The DCQCN rate control: null without DCQCN and until the first CNP.
   Ptr<DcqcnRateControl> GetRateControl() const { return m_dcqcn; }
   /// \brief Whether every PSN handed out was sent at least once (and none is being resent).
   bool AllSent() const { return m_sndNxt >= m_totalSeq; }

@@ -50,12 +50,13 @@ NetworkService::Notify(Side* side, uint32_t kind, const std::string& cause)
   // parallel run needs a positive CompletionLatency of at least its lookahead. With none (one
   // partition), a receive completes at once; an error stays an event of its own, as the QP fails
   // in the middle of its own work.
-  if (kind == kRecvNotice && !side->completionLatency.IsStrictlyPositive())
+  const Time latency = side->qp->GetNic()->CompletionLatency();
+  if (kind == kRecvNotice && !latency.IsStrictlyPositive())
   {
     OnRecvComplete(PeerOf(*side).sent);
     return;
   }
-  m_notices->Send(side->qp->NodeId(), side->completionLatency, Notice{ kind, side->index }, cause);
+  m_notices->Send(side->qp->NodeId(), latency, Notice{ kind, side->index }, cause);
 }
 
 void
@@ -270,7 +271,6 @@ NetworkService::Add(Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueuePair> y)
     // This QP's GPU is the one its peer QP sends to.
     const uint32_t gpu = (qp == x ? y : x)->GetRemoteGpu();
     const Ptr<ns3::RdmaNic> nic = ns3::GetOrCreateNic(m_net, gpu);
-    side->completionLatency = nic->CompletionLatency();
     side->route = FairReference::RouteOf(*qp);
     // A QP its NIC does not hold is another MPI rank's (ConnectQueuePairs adds a QP to its NIC on
     // its GPU's rank only): not kept here; its rank runs it and tells every rank of its

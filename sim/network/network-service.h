@@ -137,7 +137,6 @@ private:
     bool failed = false;
     FairReference::Route route;
     uint32_t index = 0;             ///< in m_sides (what a completion notice names)
-    ns3::Time completionLatency;    ///< of this QP's NIC: when its host learns of a completion
   };
 
   /// The QPs between two GPUs, both directions (a QP pair carries data both ways): `pairs`
@@ -175,8 +174,8 @@ private:
   static constexpr uint32_t kErrorNotice = 1;
   /// \brief A completion or QP error, as a global event every rank runs (see Notify).
   void OnNotice(const Notice& notice, std::string_view cause);
-  /// \brief Tells the host of `side` of a completion or error, its NIC's CompletionLatency from
-  /// now (at once when that is 0, which a run in one partition allows).
+  /// \brief Tells the host of `side` (whose QP this process runs) of a completion or error, its
+  /// NIC's CompletionLatency from now (at once when that is 0, which a run in one partition allows).
   void Notify(Side* side, uint32_t kind, const std::string& cause);
   std::optional<ns3::GlobalMessage<NetworkService, Notice, &NetworkService::OnNotice>> m_notices;
 

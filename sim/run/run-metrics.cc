@@ -197,22 +197,23 @@ CompletionTables::Add(const Workload& w, FairReference* fair)
     ++m_messages;
     // Claimed for every message, done or not, so that equal messages keep their order.
     const std::optional<double> fairS = fair ? fair->TakeMessageTimeS(m.src, m.dst, m.bytes, m.posted) : std::nullopt;
+    const double fairTime = fairS.value_or(0.0);
     if (m.done.IsZero())
       continue;
     ++m_messagesDone;
     const double t = (m.done - m.posted).GetSeconds();
     m_messageUs.Add(t * 1e6);
     m_slowdown.Add(m.idealS > 0 ? t / m.idealS : 0);
-    if (fairS && *fairS > 0)
-      m_fairSlowdown.Add(t / *fairS);
+    if (fairTime > 0)
+      m_fairSlowdown.Add(t / fairTime);
     m_lastDone = std::max(m_lastDone, m.done);
     if (msgCsv.IsOpen())
     {
-      msgCsv << m.workload << "," << m.src << "," << m.dst << "," << m.bytes << "," << m.posted.GetSeconds() * 1e6
+      msgCsv << w.Name() << "," << m.src << "," << m.dst << "," << m.bytes << "," << m.posted.GetSeconds() * 1e6
              << "," << m.done.GetSeconds() * 1e6 << "," << t * 1e6 << "," << m.idealS * 1e6 << ","
              << (m.idealS > 0 ? t / m.idealS : 0) << ",";
       if (fairS) // empty where the reference was not computed or the pair had no path
-        msgCsv << *fairS * 1e6;
+        msgCsv << fairTime * 1e6;
       msgCsv << "\n";
     }
   }

@@ -16,7 +16,6 @@ std::size_t
 Workload::RecordMessage(uint32_t src, uint32_t dst, uint64_t bytes, double idealS)
 {
   MessageRecord& record = m_messages.emplace_back();
-  record.workload = m_name;
   record.src = src;
   record.dst = dst;
   record.bytes = bytes;

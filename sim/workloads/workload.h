@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -62,12 +63,10 @@ struct CollectiveRecord
   double busFactor = 1;
 };
 
-/// \brief One message.
+/// \brief One message (40 bytes: a large run records millions; its workload is the one that
+/// holds it).
 struct MessageRecord
 {
-  /// The owning workload's name (Workload::Name), held once by the workload rather than copied
-  /// into every record: valid as long as the Workload lives.
-  std::string_view workload;
   uint32_t src = 0;
   uint32_t dst = 0;
   uint64_t bytes = 0;
@@ -98,19 +97,21 @@ public:
   virtual uint64_t BytesTotal() const = 0;
 
   const std::vector<CollectiveRecord>& Collectives() const { return m_collectives; }
-  const std::vector<MessageRecord>& Messages() const { return m_messages; }
+  /// In blocks, not one array: a large run's millions of records neither move nor leave an
+  /// array's growth slack behind.
+  const std::deque<MessageRecord>& Messages() const { return m_messages; }
   /// \brief Time GPUs spent waiting on the network between their compute phases, summed over
   /// GPUs (collective workloads; zero otherwise).
   ns3::Time GpuIdle() const { return m_gpuIdle; }
 
 protected:
-  /// \brief Appends the record of a message posted now; returns its index in m_messages (records
-  /// move when the vector grows, so completions find theirs by index).
+  /// \brief Appends the record of a message posted now; returns its index in m_messages (what a
+  /// completion names: smaller than a pointer to capture).
   std::size_t RecordMessage(uint32_t src, uint32_t dst, uint64_t bytes, double idealS);
 
   std::string m_name;
   std::vector<CollectiveRecord> m_collectives;
-  std::vector<MessageRecord> m_messages;
+  std::deque<MessageRecord> m_messages;
   ns3::Time m_gpuIdle;
 };
 

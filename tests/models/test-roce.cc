@@ -359,7 +359,7 @@ TEST_CASE("roce: a sender paced slower than its ACK coalescing has no timeout wi
   qp.first->PostWrite(bytes);
   for (int i = 0; i < 9; ++i)
   {
-    qp.first->GetRateControl()->OnCnp(); // alpha = 1: each cut halves the rate; no increase follows
+    qp.first->ReceiveCnp(); // alpha = 1: each cut halves the rate; no increase follows
   }
   REQUIRE(qp.first->GetRate().GetBitRate() < 100e9 / 500);
   Simulator::Run();
