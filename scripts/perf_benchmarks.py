@@ -278,16 +278,6 @@ BENCHMARKS = {
         "runs": 1,
         "figures": moe_step_figures(),
     },
-    # The same step with expert groups of 64 (as expert parallelism runs): 4.2 M connections per
-    # transport, about four times the QPs.
-    "multiplane-131k-g64": {
-        "args": ["run", "scenarios/multiplane-131k.json", "--quiet",
-                 "--set", "workloads.0.group_size=64", "--out", "{out}"],
-        "source": "summary",
-        "long": True,
-        "runs": 1,
-        "figures": moe_step_figures(),
-    },
     "failure-storm": {
         "args": ["run", "scenarios/failure-storm.json", "--quiet", "--out", "{out}"],
         "source": "summary",
