@@ -150,6 +150,10 @@ MrcReceiver::HandleData(const RdmaRxInfo& info)
     messages.erase(messages.begin());
     ended = true;
   }
+  if (messages.empty())
+  {
+    ReleaseIdle();
+  }
   if (ecn || !inOrder || ended || f.ackRequest || ++m_sinceSack >= m_qp.SackEvery())
   {
     SendSack(seq, ev, ecn, info.port);
@@ -163,6 +167,19 @@ MrcReceiver::HandleData(const RdmaRxInfo& info)
     m_sackTimerArmed = true; // a flag, not IsRunning(): that asks the simulator, per packet
     m_sackTimer = m_qp.ScheduleTimer(m_qp.SackDelay(), &MrcReceiver::OnSackTimer, this);
   }
+}
+
+void
+MrcReceiver::ReleaseIdle()
+{
+  // Every message received is complete, so nothing above the cumulative PSN is marked: the
+  // ring holds no information (checked, not assumed), and an absent ring reads the same.
+  if (std::any_of(m_received.begin(), m_received.end(), [](uint64_t word) { return word != 0; }))
+  {
+    return;
+  }
+  m_rxMessages.reset();
+  std::vector<uint64_t>().swap(m_received);
 }
 
 void

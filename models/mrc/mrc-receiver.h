@@ -50,6 +50,9 @@ private:
   /// \brief Received(m_cum + i) as bit i, for i < 64.
   uint64_t ReceivedAboveCum() const;
   void GrowReceiveRing(uint64_t seq);
+  /// \brief Gives back the message map and the bit ring once every message received is
+  /// complete (both are made again at the next packet): a large run's QPs are mostly idle.
+  void ReleaseIdle();
   void SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port);
   /// \brief SACKs the packets held for coalescing (OnSackTimer, or before a NACK).
   void FlushSack();

@@ -288,6 +288,12 @@ MrcSender::HandleSack(const RdmaRxInfo& info)
     m_qp.SendComplete(m.id, m.bytes, m.posted);
     m_messages.pop_front();
   }
+  if (m_messages.empty() && m_tx.empty())
+  {
+    // Idle: the rings give their slots back (a large run's QPs are mostly idle at a time).
+    m_messages.clear();
+    m_tx.clear();
+  }
   if (m_qp.IsInError())
   {
     return;

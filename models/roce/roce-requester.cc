@@ -169,6 +169,10 @@ RoceRequester::HandleAck(const RdmaRxInfo& info)
       m_qp.SendComplete(m.id, m.bytes, m.posted);
       m_messages.pop_front();
     }
+    if (m_messages.empty())
+    {
+      m_messages.clear(); // idle: the ring gives its slots back
+    }
     if (m_stalled)
     {
       m_qp.TraceStall(now - m_lastProgress);

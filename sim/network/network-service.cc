@@ -215,7 +215,10 @@ NetworkService::OnRecvComplete(PendingQueue& queue)
   // data arrived, the acknowledgements did not): that message stays failed.
   if (queue.empty())
     return;
-  Finish(queue.take_front(), true);
+  Pending part = queue.take_front();
+  if (queue.empty())
+    queue.clear(); // idle: the ring gives its slots back (before the completion posts again)
+  Finish(std::move(part), true);
 }
 
 void
