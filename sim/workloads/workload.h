@@ -16,7 +16,6 @@
 #include <functional>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -82,7 +81,7 @@ public:
   Workload() = default;
   explicit Workload(std::string name) : m_name(std::move(name)) {}
   virtual ~Workload() = default;
-  // Message records view m_name: a workload stays where it was made.
+  // Completions capture the workload: it stays where it was made.
   Workload(const Workload&) = delete;
   Workload& operator=(const Workload&) = delete;
 
@@ -106,7 +105,7 @@ public:
 
 protected:
   /// \brief Appends the record of a message posted now; returns its index in m_messages (what a
-  /// completion names: smaller than a pointer to capture).
+  /// completion names).
   std::size_t RecordMessage(uint32_t src, uint32_t dst, uint64_t bytes, double idealS);
 
   std::string m_name;
