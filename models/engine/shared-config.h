@@ -21,8 +21,9 @@ namespace ns3
 /// copied from it. Copying the holder shares the configuration; Mutable() copies it first when it
 /// is shared, so a write never changes another object's. Copies may be made on the partitions'
 /// threads at once (a QP's controller is copied from its prototype at the QP's first message),
-/// so the count of sharers is atomic; writes happen where attributes are set, at set-up. One
-/// pointer: the count lives with the configuration (a std::shared_ptr would take two).
+/// so the count of sharers is atomic (ns-3's SimpleRefCount counts without atomics); writes
+/// happen where attributes are set, at set-up. One pointer: the count lives with the
+/// configuration (a std::shared_ptr would take two).
 template<typename Config>
 class SharedConfig
 {

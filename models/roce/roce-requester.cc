@@ -44,7 +44,7 @@ RoceRequester::HandleCnp()
     // changes nothing (no timer runs, no byte counts, alpha waits at its initial value), so a QP
     // never told of congestion needs no rate control, and a large run's QPs mostly are not.
     m_dcqcn = m_qp.NewRateControl();
-    m_dcqcn->Start(m_qp.Nic().GetHost()->GetPort(m_qp.GetPort())->GetDataRate());
+    m_dcqcn->Start(Wire().GetDataRate());
   }
   m_dcqcn->OnCnp();
 }
@@ -52,7 +52,13 @@ RoceRequester::HandleCnp()
 DataRate
 RoceRequester::GetRate() const
 {
-  return m_dcqcn ? m_dcqcn->GetRate() : m_qp.Nic().GetHost()->GetPort(m_qp.GetPort())->GetDataRate();
+  return m_dcqcn ? m_dcqcn->GetRate() : Wire().GetDataRate();
+}
+
+const FabricPort&
+RoceRequester::Wire() const
+{
+  return *m_qp.Nic().GetHost()->PortAt(m_qp.GetPort());
 }
 
 uint64_t
@@ -61,7 +67,7 @@ RoceRequester::PostWrite(uint64_t bytes)
   RdmaNic& nic = m_qp.Nic();
   if (m_nextMessageId == 0 && m_qp.DcqcnEnabled())
   {
-    m_qp.CheckRateControl(nic.GetHost()->GetPort(m_qp.GetPort())->GetDataRate()); // as before a CNP
+    m_qp.CheckRateControl(Wire().GetDataRate()); // as Start will at the first CNP
   }
   const uint64_t mtu = nic.Mtu();
   if (m_sndNxt == m_totalSeq)
@@ -133,9 +139,10 @@ RoceRequester::NextPacket(Time* retryAt)
   if (m_qp.DcqcnEnabled())
   {
     // Paced at DCQCN's rate: the line rate until the first CNP.
-    const uint64_t bits =
-      uint64_t(p->Size() + m_qp.Nic().GetHost()->GetPort(m_qp.GetPort())->QueueConfig()->FramingBytes()) * 8;
-    m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(bits * 1e12 / double(GetRate().GetBitRate())));
+    const FabricPort& wire = Wire();
+    const uint64_t bits = uint64_t(p->Size() + wire.QueueConfig()->FramingBytes()) * 8;
+    const DataRate rate = m_dcqcn ? m_dcqcn->GetRate() : wire.GetDataRate();
+    m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(bits * 1e12 / double(rate.GetBitRate())));
     if (m_dcqcn)
     {
       m_dcqcn->OnBytesSent(p->Size());

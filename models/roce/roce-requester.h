@@ -22,6 +22,7 @@
 namespace ns3
 {
 
+class FabricPort;
 class RoceQueuePair;
 
 /// \brief The requester half of a RoCEv2 RC queue pair (see the file comment). A member of its
@@ -67,6 +68,8 @@ private:
   };
 
   const Message& MessageOf(uint64_t seq) const;
+  /// \brief The NIC port the QP sends on (its line rate and framing).
+  const FabricPort& Wire() const;
   FramePtr BuildData(uint64_t seq);
   /// \brief Go-back-N: the next packet sent is `toSeq` (a NAK, or the timer if `timeout`).
   void Rewind(uint64_t toSeq, bool timeout);
