@@ -12,6 +12,25 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FabricNetwork");
 
+/// \brief What a process holds of a link whose ports it did not build (FabricNetwork's
+/// constructor): an ns-3 channel with no devices, so that channel ids are the same in every
+/// process (a frame crossing between ranks names its channel by id, and ids key the order of
+/// simultaneous arrivals and seed the links' loss draws), at about a fifth of a FabricChannel's
+/// memory. Its up or down state is FabricNetwork's.
+class FabricAbsentLink : public Channel
+{
+public:
+  static TypeId GetTypeId()
+  {
+    static TypeId tid = TypeId("ns3::FabricAbsentLink").SetParent<Channel>().SetGroupName("Fabric");
+    return tid;
+  }
+  std::size_t GetNDevices() const override { return 0; }
+  Ptr<NetDevice> GetDevice(std::size_t) const override { return nullptr; }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(FabricAbsentLink);
+
 FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric, std::vector<bool> runs)
   : m_fabric(std::move(fabric))
   , m_portAndLinkDrops(static_cast<size_t>(DropCause::Count), 0)
@@ -53,6 +72,8 @@ FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric, std::
   const uint64_t run = RngSeedManager::GetRun();
   std::vector<Ptr<FabricPort>> farEnd(f.NumLinks());
   m_channels.resize(f.NumLinks());
+  m_absentDown.resize(f.NumLinks());
+  std::vector<bool> absentMade(f.NumLinks());
   auto makePort = [&](mrcsim::VertexId v, uint16_t port, const mrcsim::FabricLink& link, bool facesGpu)
   {
     Ptr<FabricPort> p = CreateObject<FabricPort>();
@@ -71,10 +92,10 @@ FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric, std::
       const mrcsim::FabricLink& link = f.Link(peer.link);
       if (!built(v, peer.node))
       {
-        if (!m_channels[peer.link])
+        if (!absentMade[peer.link])
         {
-          m_channels[peer.link] = CreateObject<FabricChannel>();
-          m_channels[peer.link]->SetDelay(NanoSeconds(link.delayNs));
+          CreateObject<FabricAbsentLink>(); // the ChannelList holds it, for its id
+          absentMade[peer.link] = true;
         }
         if (m_switches[v])
           m_switches[v]->AddAbsentPort();
@@ -190,7 +211,8 @@ FabricNetwork::Partition(uint32_t n)
   {
     auto [a, b] = f.Ends(id);
     const bool split = part[a] != part[b];
-    m_channels[id]->SetHandover(split && HasPorts(id)); // a link left out here carries nothing
+    if (HasPorts(id)) // a link left out here carries nothing
+      m_channels[id]->SetHandover(split);
     if (split)
     {
       ++crossing;
@@ -206,11 +228,15 @@ void
 FabricNetwork::SetLinkUp(uint32_t link, bool up)
 {
   NS_LOG_FUNCTION(this << link << up);
-  if (m_channels[link]->IsUp() == up)
+  const Ptr<FabricChannel>& ch = m_channels[link];
+  if ((ch ? ch->IsUp() : !m_absentDown[link]) == up)
   {
     return;
   }
-  m_channels[link]->SetUp(up);
+  if (ch)
+    ch->SetUp(up);
+  else
+    m_absentDown[link] = !up;
   m_controlPlane->NotifyLinkState(link, up);
 }
 

@@ -26,7 +26,8 @@ public:
   /// \brief Builds every node and link, and the ports of the links that touch a vertex this
   /// process runs: `runs[v]` for vertex v, every vertex when `runs` is empty. A process that runs
   /// only part of the fabric (an MPI rank: VertexPartitions, RanksVertices) leaves out the ports
-  /// of links between other processes' vertices, which it would only hold as idle copies. Every
+  /// of links between other processes' vertices, which it would only hold as idle copies, and
+  /// holds such a link as a placeholder channel without devices instead of a FabricChannel. Every
   /// node and every channel is made in every process, in the same order, so node and channel ids
   /// are the same in all. The three queue policies are created from the attribute defaults
   /// (Config::SetDefault) and may be changed afterwards through their getters.
@@ -45,10 +46,11 @@ public:
   /// when this process left it out (its link touches no vertex it runs: see the constructor).
   Ptr<FabricPort> GetPort(mrcsim::VertexId v, uint16_t port) const;
   /// \brief Whether link `link`'s ports were built here (see the constructor).
-  bool HasPorts(uint32_t link) const { return m_channels[link]->GetNDevices() == 2; }
+  bool HasPorts(uint32_t link) const { return m_channels[link] != nullptr; }
   /// \brief The links whose ports were built here: every link unless the constructor was told
   /// which vertices this process runs.
   uint32_t LinksBuilt() const { return m_linksBuilt; }
+  /// \brief Link `link`'s channel; null when its ports were not built here (HasPorts).
   Ptr<FabricChannel> GetChannel(uint32_t link) const { return m_channels[link]; }
 
   /// \brief Policy of switch ports facing switches.
@@ -90,7 +92,8 @@ private:
   Ptr<PortQueueConfig> m_nicConfig;
   std::vector<Ptr<FabricSwitch>> m_switches;  ///< by vertex (null for GPUs)
   std::vector<Ptr<FabricHost>> m_hosts;       ///< by GPU index
-  std::vector<Ptr<FabricChannel>> m_channels; ///< by link id
+  std::vector<Ptr<FabricChannel>> m_channels; ///< by link id; null when its ports were not built here
+  std::vector<bool> m_absentDown;             ///< by link id: a link not built here is down
   std::vector<uint64_t> m_portAndLinkDrops;   ///< by cause
   uint32_t m_linksBuilt = 0;
 };

@@ -40,6 +40,8 @@ ApplyLinkLoss(const ScenarioSpec& spec, const Fabric& fabric, ns3::FabricNetwork
       auto [a, b] = fabric.Ends(id);
       const FabricLink& link = fabric.Link(id);
       Ptr<ns3::FabricChannel> ch = net.GetChannel(id);
+      if (!ch)
+        continue; // its ports are another MPI rank's, which applies the loss
       ch->SetLossRate(ns3::PeekPointer(net.GetPort(a, link.portA)), l.rate);
       ch->SetLossRate(ns3::PeekPointer(net.GetPort(b, link.portB)), l.rate);
     }

@@ -232,16 +232,20 @@ ScheduleGray(const FailureSpec& f, FailureContext& run, nlohmann::json& entry)
   Ptr<ns3::FabricPort> pb = run.net.GetPort(b, l.portB);
   const double loss = p.lossRate;
   const double rate = p.rateFactor;
+  entry["links"] = { id };
+  // Scheduled in every process alike (a global event); a process that did not build the link's
+  // ports (an MPI rank: FabricNetwork) has no channel for it and leaves the link to its rank.
   Simulator::Schedule(MicrosecondsToTime(f.atUs),
                       [ch, pa, pb, loss, rate]
                       {
+                        if (!ch)
+                          return;
                         for (auto p : { pa, pb })
                         {
                           ch->SetLossRate(ns3::PeekPointer(p), loss);
                           ch->SetRateFactor(ns3::PeekPointer(p), rate);
                         }
                       });
-  entry["links"] = { id };
   return {};
 }
 
