@@ -270,6 +270,7 @@ FabricParallelSimulatorImpl::TakeForeign()
   const Partition& now = *t_current;
   for (const Foreign& f : events)
   {
+    m_globalEvents += f.context == Simulator::NO_CONTEXT ? 1 : 0;
     const uint64_t order = (f.context == Simulator::NO_CONTEXT ? kGlobalClass : kFromGlobalClass) | m_globalSeq++;
     PartitionFor(OwnerOf(f.context))
       .events->InsertOrdered(now.currentTs + f.delay.GetTimeStep(), order, f.context, f.impl);

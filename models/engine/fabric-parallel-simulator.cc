@@ -259,12 +259,23 @@ FabricParallelSimulatorImpl::GrowNodeSeq(uint32_t context)
 }
 
 uint64_t
+FabricParallelSimulatorImpl::GlobalEventsScheduled()
+{
+  return s_active ? s_active->m_globalEvents : 0;
+}
+
+uint64_t
 FabricParallelSimulatorImpl::NextOrder(const Partition& p, uint32_t target)
 {
   const uint32_t source = p.currentContext;
   if (source == Simulator::NO_CONTEXT)
   {
-    return (target == Simulator::NO_CONTEXT ? kGlobalClass : kFromGlobalClass) | m_globalSeq++;
+    if (target == Simulator::NO_CONTEXT)
+    {
+      ++m_globalEvents;
+      return kGlobalClass | m_globalSeq++;
+    }
+    return kFromGlobalClass | m_globalSeq++;
   }
   return (target == Simulator::NO_CONTEXT ? kGlobalClass : kFromNodeClass) | uint64_t(source + 1) << kSeqBits |
          NodeSeq(source)++;

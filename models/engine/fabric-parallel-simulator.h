@@ -224,6 +224,12 @@ public:
   /// Simulator::Schedule.
   static EventId ScheduleForNode(uint32_t context, const Time& delay, EventImpl* event);
 
+  /// \brief How many events of no node (global events) set-up and global events have scheduled
+  /// so far (0 with another simulator). Global events of one time stamp run in the order they were
+  /// scheduled, before anything else of that time stamp, so those scheduled while this stood
+  /// still are consecutive: a model may run them as one event (NetworkService batches posts).
+  static uint64_t GlobalEventsScheduled();
+
   /// \brief The kinds of keyed events: each has a key space of its own, so that keys of different
   /// kinds never meet (at most 4).
   enum class KeySpace : uint64_t
@@ -406,6 +412,7 @@ private:
   uint64_t m_windows = 0;
   bool m_redistribute = false; ///< pending events may sit in the wrong partition
   uint64_t m_globalSeq = 0;    ///< sequence of events scheduled by set-up and global events
+  uint64_t m_globalEvents = 0; ///< those of them that are global events (GlobalEventsScheduled)
   std::vector<uint64_t> m_nodeSeq; ///< sequence of events each node scheduled, by context
   /// Events scheduled by threads other than the simulator's, waiting for TakeForeign.
   struct Foreign

@@ -228,12 +228,11 @@ void
 FabricNetwork::SetLinkUp(uint32_t link, bool up)
 {
   NS_LOG_FUNCTION(this << link << up);
-  const Ptr<FabricChannel>& ch = m_channels[link];
-  if ((ch ? ch->IsUp() : !m_absentDown[link]) == up)
+  if (IsLinkUp(link) == up)
   {
     return;
   }
-  if (ch)
+  if (const Ptr<FabricChannel>& ch = m_channels[link])
     ch->SetUp(up);
   else
     m_absentDown[link] = !up;

@@ -60,6 +60,8 @@ public:
   /// \brief Policy of NIC ports.
   Ptr<PortQueueConfig> GetNicPortConfig() const { return m_nicConfig; }
 
+  /// \brief Whether link `link` is up (whether or not its ports were built here).
+  bool IsLinkUp(uint32_t link) const { return m_channels[link] ? m_channels[link]->IsUp() : !m_absentDown[link]; }
   /// \brief Brings a link up or down now; the control plane schedules the routing reaction.
   void SetLinkUp(uint32_t link, bool up);
   /// \brief Schedules SetLinkUp at absolute simulated time `at`.

@@ -113,12 +113,46 @@ NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<v
   }
   if (post.IsStrictlyPositive())
   {
-    ns3::Simulator::Schedule(post,
+    Defer(c, src, bytes, std::move(done), post);
+    return;
+  }
+  Post(c, src, bytes, std::move(done));
+}
+
+void
+NetworkService::Defer(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done, Time latency)
+{
+  using Sim = ns3::FabricParallelSimulatorImpl;
+  const Time due = ns3::Simulator::Now() + latency;
+  if (ns3::Simulator::GetContext() != ns3::Simulator::NO_CONTEXT)
+  {
+    // A node's event (a completion with no CompletionLatency): its events are numbered apart.
+    ns3::Simulator::Schedule(latency,
                              [this, &c, src, bytes, done = std::move(done)]() mutable
                              { Post(c, src, bytes, std::move(done)); });
     return;
   }
-  Post(c, src, bytes, std::move(done));
+  if (!m_openBatch || m_openBatch->due != due || m_openBatch->stamp != Sim::GlobalEventsScheduled())
+  {
+    m_batches.emplace_back();
+    const auto batch = std::prev(m_batches.end());
+    batch->due = due;
+    ns3::Simulator::Schedule(latency, [this, batch] { RunBatch(batch); });
+    batch->stamp = Sim::GlobalEventsScheduled();
+    m_openBatch = &*batch;
+  }
+  m_openBatch->posts.push_back(PendingPost{ &c, src, bytes, std::move(done) });
+}
+
+void
+NetworkService::RunBatch(std::list<PostBatch>::iterator batch)
+{
+  if (m_openBatch == &*batch)
+    m_openBatch = nullptr;
+  std::deque<PendingPost> posts = std::move(batch->posts);
+  m_batches.erase(batch);
+  for (PendingPost& p : posts)
+    Post(*p.connection, p.src, p.bytes, std::move(p.done));
 }
 
 std::vector<std::pair<NetworkService::Side*, uint64_t>>

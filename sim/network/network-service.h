@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -150,6 +151,29 @@ private:
   Side& PeerOf(const Side& side) { return m_sides[side.index ^ 1]; }
 
   void Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done);
+  /// A message waiting out its NIC's PostLatency.
+  struct PendingPost
+  {
+    Connection* connection;
+    uint32_t src;
+    uint64_t bytes;
+    std::function<void()> done;
+  };
+  /// Messages posted by global events (a workload's step) that are due at the same time, with no
+  /// other global event scheduled between them: one event posts them all, in order, as their
+  /// events one by one would have (FabricParallelSimulatorImpl::GlobalEventsScheduled). An
+  /// all-to-all step posts a message per peer of every GPU at once: an event each would hold
+  /// one closure and one scheduler slot per message until then, and leave the event queue as
+  /// large as that burst for the rest of the run.
+  struct PostBatch
+  {
+    ns3::Time due;
+    uint64_t stamp = 0; ///< GlobalEventsScheduled() after its event was scheduled
+    std::deque<PendingPost> posts;
+  };
+  /// \brief Posts `bytes` from `src` after `latency`, in a batch with the posts before it when it can.
+  void Defer(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done, ns3::Time latency);
+  void RunBatch(std::list<PostBatch>::iterator batch);
   /// The writes a message from `src` is posted as: its parts over the sender's QPs, each split
   /// at the largest RDMA write.
   std::vector<std::pair<Side*, uint64_t>> Writes(Connection& c, uint32_t src, uint64_t bytes);
@@ -183,6 +207,8 @@ private:
   const TransportSpec& m_transport;
   Connector m_connect; ///< the transport's, made at the first connection (TransportType::connector)
   std::unordered_map<uint64_t, Connection> m_connections;
+  std::list<PostBatch> m_batches; ///< waiting for their events (stable: the events name them)
+  PostBatch* m_openBatch = nullptr; ///< the latest, which later posts may join
   double m_connectSeconds = 0;
   std::deque<Side> m_sides; ///< stable addresses
   std::vector<ns3::Ptr<ns3::RdmaQueuePair>> m_qps;

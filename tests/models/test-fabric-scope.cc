@@ -1,13 +1,15 @@
 // A fabric built for part of its vertices, as an MPI rank builds it (FabricNetwork's `runs`):
 // every node and every link's channel is made, in the order of a whole build (channel ids are
-// how frames find their link on another rank), and the ports only of links that touch a vertex
-// it runs. What walks the whole fabric from a global event (link state, NIC attachment) works
+// how frames find their link on another rank), the ports and a FabricChannel only for links that
+// touch a vertex it runs, a placeholder channel without devices for the others. What walks the whole fabric from a global event (link state, NIC attachment) works
 // with the ports left out.
 #include "tests/models/fabric-test-fixture.h"
 
 #include "models/engine/fabric-parallel-simulator.h"
 #include "models/rdma/rdma-connect.h"
 #include "models/rdma/rdma-nic.h"
+
+#include "ns3/channel-list.h"
 
 #include <catch2/catch.hpp>
 
@@ -18,7 +20,7 @@ using namespace mrcsim::test;
 namespace
 {
 
-/// Each link's channel id, from the first channel of the build.
+/// Each link's channel id in a whole build, from the build's first channel.
 std::vector<uint32_t>
 ChannelIds(const FabricNetwork& net, const Fabric& f)
 {
@@ -59,15 +61,21 @@ TEST_CASE("fabric: a rank builds every node and channel, and the ports of its ow
     const std::vector<bool> runs = FabricNetwork::RanksVertices(f, ranks, rank, ranks);
     for (VertexId v = 0; v < f.NumVertices(); ++v)
       REQUIRE(runs[v] == (part[v] == rank));
+    const uint32_t first = ChannelList::GetNChannels(); // the build's first channel id
     FabricNetwork net(fabric, runs);
 
     // Ids as in a whole build; ports exactly where a link touches a vertex this rank runs.
-    CHECK(ChannelIds(net, f) == wholeIds);
+    REQUIRE(ChannelList::GetNChannels() - first == f.NumLinks());
     uint32_t built = 0;
     for (uint32_t l = 0; l < f.NumLinks(); ++l)
     {
       const auto [a, b] = f.Ends(l);
       const bool touches = runs[a] || runs[b];
+      Ptr<Channel> channel = ChannelList::GetChannel(first + wholeIds[l]);
+      CHECK(channel->GetNDevices() == (touches ? 2u : 0u));
+      CHECK(bool(net.GetChannel(l)) == touches);
+      if (touches)
+        CHECK(PeekPointer(net.GetChannel(l)) == PeekPointer(channel));
       CHECK(net.HasPorts(l) == touches);
       CHECK(bool(net.GetPort(a, f.Link(l).portA)) == touches);
       CHECK(bool(net.GetPort(b, f.Link(l).portB)) == touches);
@@ -95,9 +103,13 @@ TEST_CASE("fabric: a rank builds every node and channel, and the ports of its ow
     for (uint32_t l = 0; l < f.NumLinks(); ++l)
     {
       net.SetLinkUp(l, false);
-      CHECK_FALSE(net.GetChannel(l)->IsUp());
+      CHECK_FALSE(net.IsLinkUp(l));
+      if (net.HasPorts(l))
+        CHECK_FALSE(net.GetChannel(l)->IsUp());
       net.SetLinkUp(l, true);
-      CHECK(net.GetChannel(l)->IsUp());
+      CHECK(net.IsLinkUp(l));
+      if (net.HasPorts(l))
+        CHECK(net.GetChannel(l)->IsUp());
     }
     Simulator::Destroy();
   }
