@@ -115,7 +115,7 @@ FabricParallelSimulatorImpl::GatherOnRankZero(std::vector<uint8_t> bytes)
   {
     out[0] = std::move(bytes);
   }
-  std::vector<std::vector<uint8_t>> in = sim->m_link->Exchange(out);
+  std::vector<std::vector<uint8_t>> in = sim->m_link->Exchange(std::move(out));
   if (sim->GetRank() != 0)
   {
     return {};
@@ -273,16 +273,20 @@ FabricParallelSimulatorImpl::ExchangeRanks()
         }
       }
     }
-    from.clear();
+    // Emptied for the next window; a burst's capacity is given back rather than kept all run.
+    if (from.capacity() > kKeptBufferBytes)
+      std::vector<uint8_t>().swap(from);
+    else
+      from.clear();
   };
   for (auto& p : m_parts)
   {
     split(p->toRanks);
   }
   split(m_barrierToRanks);
-  const std::vector<std::vector<uint8_t>> in = m_link->Exchange(out);
+  std::vector<std::vector<uint8_t>> in = m_link->Exchange(std::move(out));
   t_current = &m_global;
-  for (const std::vector<uint8_t>& from : in)
+  for (std::vector<uint8_t>& from : in)
   {
     std::size_t at = 0;
     while (at < from.size())
@@ -308,6 +312,7 @@ FabricParallelSimulatorImpl::ExchangeRanks()
                                                                                     << context << " of another rank");
       PartitionFor(owner).events->InsertOrdered(ts, order, context, MakeHandlerEvent(kind, context, std::move(bytes)));
     }
+    std::vector<uint8_t>().swap(from); // its messages are events now
   }
 }
 

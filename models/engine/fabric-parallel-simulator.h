@@ -101,8 +101,9 @@ public:
   virtual uint32_t Rank() const = 0;
   virtual uint32_t Ranks() const = 0;
   /// \brief Sends out[r] to rank r (out[Rank()] is empty) and returns, by rank, what each sent
-  /// this one.
-  virtual std::vector<std::vector<uint8_t>> Exchange(const std::vector<std::vector<uint8_t>>& out) = 0;
+  /// this one. `out` is the exchange's to free as it goes: a window after a burst of messages can
+  /// carry megabytes, and copies of them need not all be held at once.
+  virtual std::vector<std::vector<uint8_t>> Exchange(std::vector<std::vector<uint8_t>> out) = 0;
   /// \brief Element-wise minimum (min) or sum (!min) of `values` over the ranks, in place.
   virtual void Reduce(std::vector<uint64_t>& values, bool min) = 0;
 };
@@ -354,6 +355,8 @@ private:
   bool IsLocalPartition(uint32_t index) const { return index == kGlobal || m_parts[index]->local; }
   /// \brief An event that runs handler `kind` on `bytes`.
   EventImpl* MakeHandlerEvent(uint32_t kind, uint32_t context, std::vector<uint8_t> bytes);
+  /// A rank's outgoing buffer keeps at most this much capacity from one window to the next.
+  static constexpr std::size_t kKeptBufferBytes = std::size_t(1) << 20;
   /// \brief Appends one message for another rank to `out` (see ExchangeRanks).
   static void PutMessage(std::vector<uint8_t>& out,
                          uint32_t rank,

@@ -42,7 +42,7 @@ public:
   uint32_t Rank() const override { return ns3::MpiInterface::GetSystemId(); }
   uint32_t Ranks() const override { return ns3::MpiInterface::GetSize(); }
 
-  std::vector<std::vector<uint8_t>> Exchange(const std::vector<std::vector<uint8_t>>& out) override
+  std::vector<std::vector<uint8_t>> Exchange(std::vector<std::vector<uint8_t>> out) override
   {
     const int n = static_cast<int>(Ranks());
     std::vector<int> sendCounts(n), recvCounts(n), sendAt(n), recvAt(n);
@@ -54,6 +54,7 @@ public:
       sendAt[r] = static_cast<int>(send.size());
       sendCounts[r] = static_cast<int>(out[r].size());
       send.insert(send.end(), out[r].begin(), out[r].end());
+      std::vector<uint8_t>().swap(out[r]); // copied: one copy of the window's bytes at a time
     }
     MPI_Comm comm = ns3::MpiInterface::GetCommunicator();
     MPI_Alltoall(sendCounts.data(), 1, MPI_INT, recvCounts.data(), 1, MPI_INT, comm);
@@ -66,6 +67,7 @@ public:
     std::vector<uint8_t> recv(total);
     MPI_Alltoallv(send.data(), sendCounts.data(), sendAt.data(), MPI_BYTE, recv.data(), recvCounts.data(),
                   recvAt.data(), MPI_BYTE, comm);
+    std::vector<uint8_t>().swap(send);
     std::vector<std::vector<uint8_t>> in(n);
     for (int r = 0; r < n; ++r)
       in[r].assign(recv.begin() + recvAt[r], recv.begin() + recvAt[r] + recvCounts[r]);

@@ -94,10 +94,11 @@ FairReference::AddMessage(uint32_t src,
   {
     if (!m_overLimit)
     {
-      // Never computed now: what it holds goes (a large run's messages would keep it).
+      // Never computed now: what it holds goes (a large run's messages would keep it). Assigning
+      // `{}` would empty the arrays but keep their capacity: swapping with empty ones frees it.
       m_overLimit = true;
-      m_messages = {};
-      m_input.flows = {};
+      std::vector<Message>().swap(m_messages);
+      std::vector<FairFlow>().swap(m_input.flows);
     }
     return;
   }
