@@ -322,33 +322,6 @@ def ranks_benchmark(transport):
 for _t in GROWTH_TRANSPORTS:
     BENCHMARKS["ranks-%s-g%d" % (_t, GROWTH_GROUPS[-1])] = ranks_benchmark(_t)
 
-
-def moe_step_ranks_figures():
-    """multiplane-131k in RANKS MPI ranks: per transport its time, the QPs of all ranks and the
-    most any rank holds, the most links any rank built the ports of, and the largest of the ranks'
-    peaks over the whole run (a peak is the process's high-water mark: RoCEv2 runs second, so its
-    figure is the run's)."""
-    f = {"ranks": ("by_rank_mrc.ranks", "{:.0f}"), "wall_s": ("wall", "{:.0f} s")}
-    for t in ("mrc", "rocev2"):
-        f[t + "_s"] = ("summary.wall_clock.%s.seconds" % t, "{:.0f} s")
-        f[t + "_qps"] = ("by_rank_%s.qps" % t, "{:.0f}")
-        f[t + "_qps_per_rank_max"] = ("by_rank_%s.qps_max" % t, "{:.0f}")
-    f["mrc_peak_rss_mib_per_rank_max"] = ("by_rank_mrc.peak_bytes_max", "{:.0f} MiB", MIB)
-    f["peak_rss_mib_per_rank_max"] = ("by_rank_rocev2.peak_bytes_max", "{:.0f} MiB", MIB)
-    f["links_built_per_rank_max"] = ("by_rank_mrc.links_max", "{:.0f}")
-    return f
-
-
-# The full fabric's MoE step in RANKS MPI ranks, beside its one-process record (multiplane-131k).
-BENCHMARKS["ranks-131k"] = {
-    "launcher": ["mpirun", "-np", str(RANKS)], "env": MPI_ENV,
-    "args": ["run", "scenarios/multiplane-131k.json", "--quiet", "--out", "{out}"],
-    "source": "summary", "long": True, "runs": 1,
-    "derive": {"by_rank_mrc": lambda data: by_rank(data, "mrc"),
-               "by_rank_rocev2": lambda data: by_rank(data, "rocev2")},
-    "figures": moe_step_ranks_figures(),
-}
-
 def perm_8192_with(settings=None):
     """`bench perm-8192` (two partitions) as a member of a comparison, with `settings` (one off):
     what it simulates and what that costs, the process's CPU time included."""
