@@ -317,6 +317,31 @@ TEST_CASE("parallel simulator: a global event runs alone, after the partitions' 
   CHECK(Simulator::Now() == MicroSeconds(10));
 }
 
+TEST_CASE("parallel simulator: GlobalEventsScheduled counts the global events set-up and global events schedule, "
+          "and nothing else",
+          "[parallel]")
+{
+  ParallelSimulator sim;
+  const uint64_t start = FabricParallelSimulatorImpl::GlobalEventsScheduled();
+  std::vector<uint64_t> seen;
+  auto look = [&seen] { seen.push_back(FabricParallelSimulatorImpl::GlobalEventsScheduled()); };
+  Simulator::Schedule(NanoSeconds(10), look); // global, from set-up: counted
+  Simulator::ScheduleWithContext(3, NanoSeconds(10), [] {}); // a node's event: not counted
+  CHECK(FabricParallelSimulatorImpl::GlobalEventsScheduled() == start + 1);
+  Simulator::Schedule(NanoSeconds(20),
+                      [&]
+                      {
+                        look();
+                        Simulator::Schedule(NanoSeconds(5), look); // global, from a global event
+                        Simulator::ScheduleWithContext(4, NanoSeconds(5), [] {}); // for a node
+                        look();
+                      });
+  // A node's events schedule no global event here: the count moves only with the two above.
+  Simulator::ScheduleWithContext(5, NanoSeconds(30), [&] { Simulator::ScheduleWithContext(5, NanoSeconds(1), [] {}); });
+  Simulator::Run();
+  CHECK(seen == std::vector<uint64_t>{ start + 2, start + 2, start + 3, start + 3 });
+}
+
 TEST_CASE("parallel simulator: EventIds taken before the partitions were set still cancel their events", "[parallel]")
 {
   ParallelSimulator sim;
