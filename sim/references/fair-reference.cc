@@ -94,8 +94,8 @@ FairReference::AddMessage(uint32_t src,
   {
     if (!m_overLimit)
     {
-      // Never computed now: what it holds goes (a large run's messages would keep it). Assigning
-      // `{}` would empty the arrays but keep their capacity: swapping with empty ones frees it.
+      // Never computed now: what it holds goes (a large run's messages would keep it), capacity
+      // too, which clearing an array would keep.
       m_overLimit = true;
       std::vector<Message>().swap(m_messages);
       std::vector<FairFlow>().swap(m_input.flows);
