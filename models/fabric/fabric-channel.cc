@@ -188,7 +188,7 @@ FabricChannel::SetUp(bool up)
     m_traces->linkState(up);
   for (const auto& port : m_ports)
   {
-    if (port) // a link whose ports this process left out (FabricNetwork) keeps only its state
+    if (port) // a channel not attached to its ports keeps only its state
       port->NotifyLinkState(up);
   }
 }

@@ -66,8 +66,8 @@ FabricNetwork::FabricNetwork(std::shared_ptr<const mrcsim::Fabric> fabric, std::
   m_controlPlane->SetSwitches(std::move(byVertex));
 
   // Ports are created in port order at every vertex: walk each vertex's ports, creating a link's
-  // channel (and its two ports, when built here) when its first end is reached. A port left out
-  // keeps its place in its node's list, empty.
+  // channel and its two ports when built here, or its placeholder, when its first end is
+  // reached. A port left out keeps its place in its node's list, empty.
   const uint64_t seed = RngSeedManager::GetSeed();
   const uint64_t run = RngSeedManager::GetRun();
   std::vector<Ptr<FabricPort>> farEnd(f.NumLinks());

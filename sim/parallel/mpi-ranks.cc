@@ -47,6 +47,10 @@ public:
     const int n = static_cast<int>(Ranks());
     std::vector<int> sendCounts(n), recvCounts(n), sendAt(n), recvAt(n);
     std::vector<uint8_t> send;
+    std::size_t sendBytes = 0;
+    for (const std::vector<uint8_t>& part : out)
+      sendBytes += part.size();
+    send.reserve(sendBytes);
     for (int r = 0; r < n; ++r)
     {
       if (out[r].size() > std::size_t(INT32_MAX) - send.size())
