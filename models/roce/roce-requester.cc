@@ -52,7 +52,13 @@ RoceRequester::HandleCnp()
 DataRate
 RoceRequester::GetRate() const
 {
-  return m_dcqcn ? m_dcqcn->GetRate() : Wire().GetDataRate();
+  return RateOn(Wire());
+}
+
+DataRate
+RoceRequester::RateOn(const FabricPort& wire) const
+{
+  return m_dcqcn ? m_dcqcn->GetRate() : wire.GetDataRate();
 }
 
 const FabricPort&
@@ -141,8 +147,7 @@ RoceRequester::NextPacket(Time* retryAt)
     // Paced at DCQCN's rate: the line rate until the first CNP.
     const FabricPort& wire = Wire();
     const uint64_t bits = uint64_t(p->Size() + wire.QueueConfig()->FramingBytes()) * 8;
-    const DataRate rate = m_dcqcn ? m_dcqcn->GetRate() : wire.GetDataRate();
-    m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(bits * 1e12 / double(rate.GetBitRate())));
+    m_nextSendTime = now + PicoSeconds(static_cast<int64_t>(bits * 1e12 / double(RateOn(wire).GetBitRate())));
     if (m_dcqcn)
     {
       m_dcqcn->OnBytesSent(p->Size());

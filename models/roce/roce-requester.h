@@ -70,6 +70,9 @@ private:
   const Message& MessageOf(uint64_t seq) const;
   /// \brief The NIC port the QP sends on (its line rate and framing).
   const FabricPort& Wire() const;
+  /// \brief GetRate, with the QP's port already at hand: DCQCN's rate, or `wire`'s line rate
+  /// before the first CNP.
+  DataRate RateOn(const FabricPort& wire) const;
   FramePtr BuildData(uint64_t seq);
   /// \brief Go-back-N: the next packet sent is `toSeq` (a NAK, or the timer if `timeout`).
   void Rewind(uint64_t toSeq, bool timeout);
