@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <type_traits>
 #include <unordered_map>
 
 namespace mrcsim
@@ -275,10 +276,54 @@ CollectiveWorkload::CollectiveWorkload(std::string name,
     group.ranks.resize(group.gpus.size());
     m_bytesTotal += group.algorithm->IterationBytes() * iterations;
   }
+  MapGpus();
   if (iterations == 0)
   {
     m_groupsDone = m_groups.size();
   }
+}
+
+void
+CollectiveWorkload::MapGpus()
+{
+  for (uint32_t g = 0; g < m_groups.size(); ++g)
+  {
+    for (uint32_t r = 0; r < m_groups[g].gpus.size(); ++r)
+    {
+      const uint32_t gpu = m_groups[g].gpus[r];
+      if (gpu >= m_groupOf.size())
+      {
+        m_groupOf.resize(std::size_t(gpu) + 1, UINT32_MAX);
+        m_rankOf.resize(std::size_t(gpu) + 1, UINT32_MAX);
+      }
+      if (m_groupOf[gpu] != UINT32_MAX)
+      {
+        // A GPU in two places: its record would not say which; completions carry it all.
+        m_groupOf = {};
+        m_rankOf = {};
+        return;
+      }
+      m_groupOf[gpu] = g;
+      m_rankOf[gpu] = r;
+    }
+  }
+}
+
+std::function<void()>
+CollectiveWorkload::CompactDone(uint32_t step, std::size_t message)
+{
+  if (m_groupOf.empty() || message >> kTagMessageBits != 0 || step >> (64 - kTagMessageBits) != 0)
+    return nullptr;
+  const uint64_t tag = (uint64_t(step) << kTagMessageBits) | message;
+  auto done = [this, tag]
+  {
+    const std::size_t message = tag & ((uint64_t(1) << kTagMessageBits) - 1);
+    const MessageRecord& record = m_messages[message];
+    OnMessageDone(m_groupOf[record.src], m_rankOf[record.src], m_rankOf[record.dst], tag >> kTagMessageBits, message);
+  };
+  static_assert(sizeof(done) <= 16 && std::is_trivially_copyable_v<decltype(done)>,
+                "held inside std::function (libstdc++: 16 bytes, trivially copyable)");
+  return done;
 }
 
 void
@@ -363,7 +408,9 @@ CollectiveWorkload::EnterStep(uint32_t g, uint32_t r)
     const std::size_t message = RecordMessage(src, dst, send.bytes, idealS);
     m_bytesPosted += send.bytes;
     m_posting = true;
-    auto done = [this, g, r, peer = send.dst, step, message] { OnMessageDone(g, r, peer, step, message); };
+    std::function<void()> done = CompactDone(step, message);
+    if (!done)
+      done = [this, g, r, peer = send.dst, step, message] { OnMessageDone(g, r, peer, step, message); };
     if (relayed)
       m_service->SendVia(src, via, dst, send.bytes, std::move(done));
     else

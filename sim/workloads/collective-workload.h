@@ -129,6 +129,15 @@ private:
   /// Moves the rank on while its current step is complete.
   void Advance(uint32_t group, uint32_t rank);
   void OnMessageDone(uint32_t group, uint32_t src, uint32_t dst, uint32_t step, std::size_t message);
+  /// \brief A message's completion in 16 bytes, which std::function holds without allocating: an
+  /// all-to-all step has one per message in flight. The tag packs the step above the message's
+  /// record index; the record's GPUs give the group and ranks (m_groupOf, m_rankOf). Null when
+  /// the message does not fit (a GPU in two groups, or indices beyond the tag's fields).
+  std::function<void()> CompactDone(uint32_t step, std::size_t message);
+  static constexpr unsigned kTagMessageBits = 40; ///< a tag's low bits: the message's record
+  /// \brief Fills m_groupOf and m_rankOf: the group and rank of each GPU by id (UINT32_MAX: in
+  /// no group); both stay empty when a GPU is in two places.
+  void MapGpus();
   void EndIteration(uint32_t group);
 
   std::vector<Group> m_groups;
@@ -142,6 +151,8 @@ private:
   uint64_t m_bytesPosted = 0;
   uint64_t m_bytesTotal = 0;
   bool m_posting = false; ///< inside MessageService::Send (which must not complete synchronously)
+  std::vector<uint32_t> m_groupOf; ///< MapGpus
+  std::vector<uint32_t> m_rankOf;  ///< MapGpus
 };
 
 /// \brief How NCCL pipelines a ring (defaults: NCCL's Simple protocol, see docs/MODEL.md).
