@@ -19,17 +19,33 @@ namespace mrcsim
 using ns3::Ptr;
 using ns3::Time;
 
-/// The trace sinks of one QP: ns-3 binds one argument, so the side carries what they need.
 void
-NetworkService::Side::RecvComplete(ns3::RdmaQueuePair&, uint64_t, uint64_t, Time)
+NetworkService::RecvComplete(ns3::RdmaQueuePair& qp, uint64_t, uint64_t, Time)
 {
-  owner->Notify(this, kRecvNotice, std::string());
+  Notify(qp, kRecvNotice, std::string());
 }
 
 void
-NetworkService::Side::Failed(ns3::RdmaQueuePair& qp, const std::string& cause)
+NetworkService::Failed(ns3::RdmaQueuePair& qp, const std::string& cause)
 {
-  owner->Notify(this, kErrorNotice, "QP " + std::to_string(qp.GetQpn()) + ": " + cause);
+  Notify(qp, kErrorNotice, "QP " + std::to_string(qp.GetQpn()) + ": " + cause);
+}
+
+uint32_t
+NetworkService::SideOf(const ns3::RdmaQueuePair& qp)
+{
+  const uint32_t gpu = qp.GetNic()->GetGpu();
+  const uint32_t peer = qp.GetRemoteGpu();
+  const auto it = m_connections.find((uint64_t(std::min(gpu, peer)) << 32) | std::max(gpu, peer));
+  if (it != m_connections.end())
+  {
+    const Connection& c = it->second;
+    for (uint32_t s = c.first; s < c.first + 2 * c.pairs; ++s)
+      if (m_sides[s].qp == &qp)
+        return s;
+  }
+  throw std::logic_error("NetworkService: QP " + std::to_string(qp.GetQpn()) + " of GPU " + std::to_string(gpu) +
+                         " is none of its connections'");
 }
 
 NetworkService::NetworkService(ns3::FabricNetwork& net, const TransportSpec& transport)
@@ -43,20 +59,21 @@ NetworkService::NetworkService(ns3::FabricNetwork& net, const TransportSpec& tra
 }
 
 void
-NetworkService::Notify(Side* side, uint32_t kind, const std::string& cause)
+NetworkService::Notify(ns3::RdmaQueuePair& qp, uint32_t kind, const std::string& cause)
 {
   // The workloads' state is shared by all GPUs: the host's reaction runs as a global event (alone,
   // between a parallel run's windows; on every rank of a run across processes), which is why a
   // parallel run needs a positive CompletionLatency of at least its lookahead. With none (one
   // partition), a receive completes at once; an error stays an event of its own, as the QP fails
   // in the middle of its own work.
-  const Time latency = side->qp->GetNic()->CompletionLatency();
+  const uint32_t side = SideOf(qp);
+  const Time latency = qp.GetNic()->CompletionLatency();
   if (kind == kRecvNotice && !latency.IsStrictlyPositive())
   {
-    OnRecvComplete(PeerOf(*side).sent);
+    OnRecvComplete(PeerOf(side).sent);
     return;
   }
-  m_notices->Send(side->qp->NodeId(), latency, Notice{ kind, side->index }, cause);
+  m_notices->Send(qp.NodeId(), latency, Notice{ kind, side }, cause);
 }
 
 void
@@ -65,11 +82,10 @@ NetworkService::OnNotice(const Notice& notice, std::string_view cause)
   if (notice.index >= m_sides.size())
     throw std::logic_error("NetworkService: a notice for QP side " + std::to_string(notice.index) + " of " +
                            std::to_string(m_sides.size()));
-  Side* side = &m_sides[notice.index];
   if (notice.kind == kRecvNotice)
-    OnRecvComplete(PeerOf(*side).sent);
+    OnRecvComplete(PeerOf(notice.index).sent);
   else
-    OnQpError(side, std::string(cause));
+    OnQpError(m_sides[notice.index], std::string(cause));
 }
 
 NetworkService::~NetworkService()
@@ -182,12 +198,12 @@ NetworkService::Post(Connection& c, uint32_t src, uint64_t bytes, std::function<
   const std::vector<std::pair<Side*, uint64_t>> writes = Writes(c, src, bytes);
   std::vector<Pending> pending(writes.size());
   if (writes.size() == 1)
-    pending[0].done = std::move(done);
+    pending[0] = std::move(done);
   else
   {
-    auto whole = std::make_shared<Whole>(Whole{ writes.size(), false, std::move(done) });
+    const auto whole = m_wholes.insert(m_wholes.end(), Whole{ writes.size(), false, std::move(done) });
     for (Pending& part : pending)
-      part.whole = whole;
+      part = PartOf{ whole };
   }
   for (std::size_t i = 0; i < writes.size(); ++i)
   {
@@ -206,25 +222,27 @@ NetworkService::Post(Connection& c, uint32_t src, uint64_t bytes, std::function<
 void
 NetworkService::Finish(Pending part, bool ok)
 {
-  if (!part.whole)
+  const PartOf* of = part.target<PartOf>();
+  if (!of)
   {
     if (ok)
-      Complete(part.done);
+      Complete(part);
     else
       Fail();
     return;
   }
-  Whole& whole = *part.whole;
+  const auto at = of->whole;
+  Whole& whole = *at;
   --whole.left;
-  if (whole.failed)
-    return;
-  if (!ok)
+  if (!whole.failed && !ok)
   {
     whole.failed = true;
     Fail();
   }
-  else if (whole.left == 0)
+  else if (!whole.failed && whole.left == 0)
     Complete(whole.done);
+  if (whole.left == 0)
+    m_wholes.erase(at);
 }
 
 void
@@ -256,15 +274,15 @@ NetworkService::OnRecvComplete(PendingQueue& queue)
 }
 
 void
-NetworkService::OnQpError(Side* side, const std::string& cause)
+NetworkService::OnQpError(Side& side, const std::string& cause)
 {
   m_errors.push_back(cause);
-  if (side->failed)
+  if (side.failed)
     return;
-  side->failed = true;
+  side.failed = true;
   // As a QP in error flushes its work requests with error completions: every part it was
   // sending fails now.
-  PendingQueue flushed = std::move(side->sent);
+  PendingQueue flushed = std::move(side.sent);
   while (!flushed.empty())
     Finish(flushed.take_front(), false);
 }
@@ -299,12 +317,9 @@ void
 NetworkService::Add(Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueuePair> y)
 {
   Side* sx = &m_sides.emplace_back();
-  sx->index = static_cast<uint32_t>(m_sides.size() - 1);
   Side* sy = &m_sides.emplace_back();
-  sy->index = static_cast<uint32_t>(m_sides.size() - 1);
   for (auto [side, qp] : { std::make_pair(sx, x), std::make_pair(sy, y) })
   {
-    side->owner = this;
     // This QP's GPU is the one its peer QP sends to.
     const uint32_t gpu = (qp == x ? y : x)->GetRemoteGpu();
     const Ptr<ns3::RdmaNic> nic = ns3::GetOrCreateNic(m_net, gpu);
@@ -320,8 +335,8 @@ NetworkService::Add(Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueuePair> y)
                                "ConnectQueuePairs)");
       continue;
     }
-    side->qp = qp;
-    qp->SetListener(side);
+    side->qp = ns3::PeekPointer(qp); // its NIC holds it
+    qp->SetListener(this);
     m_qps.push_back(qp);
     for (ConnectionObserver* o : m_observers)
       o->OnQp(qp);

@@ -50,7 +50,7 @@ public:
 };
 
 /// \brief Workloads' messages on the QPs of one transport.
-class NetworkService : public MessageService
+class NetworkService : public MessageService, private ns3::RdmaQpListener
 {
 public:
   /// \param transport its type connects the GPUs (sim/network/transport-types.h)
@@ -110,13 +110,17 @@ private:
     bool failed = false;
     std::function<void()> done;
   };
-  /// A message part waiting for its receiver (Finish): the message's completion when it is its
-  /// one part, else what its parts share.
-  struct Pending
+  /// A part of a message of several writes, in the place of its completion: never called
+  /// (Finish finds its Whole through it).
+  struct PartOf
   {
-    std::function<void()> done;
-    std::shared_ptr<Whole> whole;
+    std::list<Whole>::iterator whole;
+    void operator()() const {}
   };
+  /// A message part waiting for its receiver (Finish): the message's completion when it is its
+  /// one part, else a PartOf. 32 bytes, the completion or PartOf held in place (a workload's
+  /// completion is made small enough to be): millions of messages wait at once in a large step.
+  using Pending = std::function<void()>;
   /// Parts waiting on one receiving QP, in posting order (RDMA completes a QP's messages in
   /// order). A ring: 16 bytes while empty (a std::deque takes ~600 even then), and a large run
   /// has millions of QPs.
@@ -124,21 +128,21 @@ private:
 
   /// One QP of a connection: the QP (null when another MPI rank runs it), the queue of parts it
   /// sends (completed by its peer), its route for the fair-share reference, and whether it is in
-  /// error. It listens to its QP. The sides are the workloads' state, the same in every process:
-  /// a connection's QP pairs are consecutive pairs of sides (even index: the lower GPU's QP), so
-  /// a side's peer is the other of its pair.
-  struct Side : ns3::RdmaQpListener
+  /// error. The sides are the workloads' state, the same in every process: a connection's QP
+  /// pairs are consecutive pairs of sides (even index: the lower GPU's QP), so a side's peer is
+  /// the other of its pair. 32 bytes: every process holds one per QP of the run.
+  struct Side
   {
-    void RecvComplete(ns3::RdmaQueuePair& qp, uint64_t id, uint64_t bytes, ns3::Time firstArrival) override;
-    void Failed(ns3::RdmaQueuePair& qp, const std::string& cause) override;
-
-    NetworkService* owner = nullptr;
-    ns3::Ptr<ns3::RdmaQueuePair> qp; ///< null when another MPI rank runs it
-    PendingQueue sent;               ///< parts this QP sent, completed at the peer's receive
-    bool failed = false;
+    ns3::RdmaQueuePair* qp = nullptr; ///< null when another MPI rank runs it (its NIC holds it)
+    PendingQueue sent;                ///< parts this QP sent, completed at the peer's receive
     FairReference::Route route;
-    uint32_t index = 0;             ///< in m_sides (what a completion notice names)
+    bool failed = false;
   };
+  // The service listens to the QPs it runs, and finds a QP's side through its connection.
+  void RecvComplete(ns3::RdmaQueuePair& qp, uint64_t id, uint64_t bytes, ns3::Time firstArrival) override;
+  void Failed(ns3::RdmaQueuePair& qp, const std::string& cause) override;
+  /// \brief The index in m_sides of a QP this process runs.
+  uint32_t SideOf(const ns3::RdmaQueuePair& qp);
 
   /// The QPs between two GPUs, both directions (a QP pair carries data both ways): `pairs`
   /// pairs of sides from m_sides[first] (Side).
@@ -148,7 +152,7 @@ private:
     uint32_t first = 0;
     uint32_t pairs = 0;
   };
-  Side& PeerOf(const Side& side) { return m_sides[side.index ^ 1]; }
+  Side& PeerOf(uint32_t side) { return m_sides[side ^ 1]; }
 
   void Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done);
   /// A message waiting out its NIC's PostLatency.
@@ -186,7 +190,7 @@ private:
   void Complete(const std::function<void()>& done);
   /// \brief A message failed (a part was on a QP in error).
   void Fail();
-  void OnQpError(Side* side, const std::string& cause);
+  void OnQpError(Side& side, const std::string& cause);
   /// \brief What a QP side tells the host: a completion or an error (whose cause follows as the
   /// message's tail).
   struct Notice
@@ -198,15 +202,16 @@ private:
   static constexpr uint32_t kErrorNotice = 1;
   /// \brief A completion or QP error, as a global event every rank runs (see Notify).
   void OnNotice(const Notice& notice, std::string_view cause);
-  /// \brief Tells the host of `side` (whose QP this process runs) of a completion or error, its
-  /// NIC's CompletionLatency from now (at once when that is 0, which a run in one partition allows).
-  void Notify(Side* side, uint32_t kind, const std::string& cause);
+  /// \brief Tells the host of `qp` (which this process runs) of a completion or error, its NIC's
+  /// CompletionLatency from now (at once when that is 0, which a run in one partition allows).
+  void Notify(ns3::RdmaQueuePair& qp, uint32_t kind, const std::string& cause);
   std::optional<ns3::GlobalMessage<NetworkService, Notice, &NetworkService::OnNotice>> m_notices;
 
   ns3::FabricNetwork& m_net;
   const TransportSpec& m_transport;
   Connector m_connect; ///< the transport's, made at the first connection (TransportType::connector)
   std::unordered_map<uint64_t, Connection> m_connections;
+  std::list<Whole> m_wholes; ///< of the messages of several writes in flight (stable: PartOf names them)
   std::list<PostBatch> m_batches; ///< waiting for their events (stable: the events name them)
   PostBatch* m_openBatch = nullptr; ///< the latest, which later posts may join
   double m_connectSeconds = 0;

@@ -68,6 +68,23 @@ TEST_CASE("limits: a RoCEv2 run with a dead T0 ends when no progress is possible
   CHECK(run["stopped_at_us"].get<double>() < StopSpec::kDefaultSimTimeUs / 2);
 }
 
+TEST_CASE("limits: a message split over QPs fails once when one of its parts does", "[limits]")
+{
+  // As above with four QPs per connection: a message is split over them, and where one of its
+  // parts is on a QP that goes into error it fails, once, however many of its parts fail; its
+  // other parts may still complete. Every message ends, one way or the other, and is counted once.
+  const ScenarioSpec spec =
+    Scenario(R"("transport": {"type": "rocev2", "qps_per_connection": 4},
+                "workloads": [{"type": "all_to_all", "gpus": [0, 1, 32, 33], "bytes": 65536}],
+                "failures": [{"type": "switch_down", "at_us": 2, "plane": 0, "tier": 0, "index": 0}])");
+  const nlohmann::json run = FirstRun(Run(spec));
+  const auto& m = run["messages"];
+  CHECK(m["count"].get<uint64_t>() == 12);
+  CHECK(m["failed"].get<uint64_t>() > 0);
+  CHECK(m["completed"].get<uint64_t>() > 0);
+  CHECK(m["completed"].get<uint64_t>() + m["failed"].get<uint64_t>() == 12);
+}
+
 TEST_CASE("limits: completion ends a run at once, whatever the sampling interval", "[limits]")
 {
   const ScenarioSpec spec = Scenario(R"("transport": {"type": "mrc"},
