@@ -3,6 +3,7 @@
 #include "sim/network/transport-types.h"
 
 #include "models/engine/fabric-parallel-simulator.h"
+#include "models/engine/splitmix.h"
 #include "models/rdma/rdma-connect.h"
 #include "models/rdma/rdma-nic.h"
 
@@ -36,11 +37,9 @@ NetworkService::SideOf(const ns3::RdmaQueuePair& qp)
 {
   const uint32_t gpu = qp.GetNic()->GetGpu();
   const uint32_t peer = qp.GetRemoteGpu();
-  const auto it = m_connections.find((uint64_t(std::min(gpu, peer)) << 32) | std::max(gpu, peer));
-  if (it != m_connections.end())
+  if (const std::optional<Connection> c = m_connections.Find(std::min(gpu, peer), std::max(gpu, peer)))
   {
-    const Connection& c = it->second;
-    for (uint32_t s = c.first; s < c.first + 2 * c.pairs; ++s)
+    for (uint32_t s = c->first; s < c->first + 2 * c->pairs; ++s)
       if (m_sides[s].qp == &qp)
         return s;
   }
@@ -116,7 +115,7 @@ NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<v
   }
   ++m_fabricMessages;
   m_fabricBytes += bytes;
-  Connection& c = Get(src, dst);
+  const Connection c = Get(src, dst);
   const Time post = ns3::GetOrCreateNic(m_net, src)->PostLatency();
   ++m_outstanding; // until the receiver's host learns of the last part (Notify, Finish)
   if (m_fair)
@@ -136,7 +135,7 @@ NetworkService::Send(uint32_t src, uint32_t dst, uint64_t bytes, std::function<v
 }
 
 void
-NetworkService::Defer(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done, Time latency)
+NetworkService::Defer(Connection c, uint32_t src, uint64_t bytes, std::function<void()> done, Time latency)
 {
   using Sim = ns3::FabricParallelSimulatorImpl;
   const Time due = ns3::Simulator::Now() + latency;
@@ -144,7 +143,7 @@ NetworkService::Defer(Connection& c, uint32_t src, uint64_t bytes, std::function
   {
     // A node's event (a completion with no CompletionLatency): its events are numbered apart.
     ns3::Simulator::Schedule(latency,
-                             [this, &c, src, bytes, done = std::move(done)]() mutable
+                             [this, c, src, bytes, done = std::move(done)]() mutable
                              { Post(c, src, bytes, std::move(done)); });
     return;
   }
@@ -157,7 +156,7 @@ NetworkService::Defer(Connection& c, uint32_t src, uint64_t bytes, std::function
     batch->stamp = Sim::GlobalEventsScheduled();
     m_openBatch = &*batch;
   }
-  m_openBatch->posts.push_back(PendingPost{ &c, src, bytes, std::move(done) });
+  m_openBatch->posts.push_back(PendingPost{ c, src, bytes, std::move(done) });
 }
 
 void
@@ -168,11 +167,11 @@ NetworkService::RunBatch(std::list<PostBatch>::iterator batch)
   std::deque<PendingPost> posts = std::move(batch->posts);
   m_batches.erase(batch);
   for (PendingPost& p : posts)
-    Post(*p.connection, p.src, p.bytes, std::move(p.done));
+    Post(p.connection, p.src, p.bytes, std::move(p.done));
 }
 
 std::vector<std::pair<NetworkService::Side*, uint64_t>>
-NetworkService::Writes(Connection& c, uint32_t src, uint64_t bytes)
+NetworkService::Writes(Connection c, uint32_t src, uint64_t bytes)
 {
   // The sender's QPs: the even sides of the connection's pairs for its lower GPU, else the odd.
   const uint32_t own = src == c.a ? 0 : 1;
@@ -193,7 +192,7 @@ NetworkService::Writes(Connection& c, uint32_t src, uint64_t bytes)
 }
 
 void
-NetworkService::Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done)
+NetworkService::Post(Connection c, uint32_t src, uint64_t bytes, std::function<void()> done)
 {
   const std::vector<std::pair<Side*, uint64_t>> writes = Writes(c, src, bytes);
   std::vector<Pending> pending(writes.size());
@@ -287,19 +286,17 @@ NetworkService::OnQpError(Side& side, const std::string& cause)
     Finish(flushed.take_front(), false);
 }
 
-NetworkService::Connection&
+NetworkService::Connection
 NetworkService::Get(uint32_t src, uint32_t dst)
 {
-  const uint64_t key = (uint64_t(std::min(src, dst)) << 32) | std::max(src, dst);
-  auto it = m_connections.find(key);
-  if (it != m_connections.end())
+  const uint32_t b = std::max(src, dst);
+  if (const std::optional<Connection> c = m_connections.Find(std::min(src, dst), b))
   {
-    return it->second;
+    return *c;
   }
   const auto start = std::chrono::steady_clock::now();
-  Connection& c = m_connections[key];
+  Connection c;
   c.a = std::min(src, dst);
-  const uint32_t b = std::max(src, dst);
   for (ConnectionObserver* o : m_observers)
     o->OnConnection(c.a, b);
   if (!m_connect)
@@ -307,10 +304,54 @@ NetworkService::Get(uint32_t src, uint32_t dst)
   const std::vector<QpPair> pairs = m_connect(c.a, b);
   c.first = static_cast<uint32_t>(m_sides.size());
   c.pairs = static_cast<uint32_t>(pairs.size());
+  m_connections.Add(c, b);
   for (const QpPair& qp : pairs)
     Add(qp.first, qp.second);
   m_connectSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return c;
+}
+
+std::size_t
+NetworkService::ConnectionTable::Home(uint64_t key) const
+{
+  uint64_t state = key;
+  return ns3::SplitMix64(state) & (m_slots.size() - 1);
+}
+
+std::optional<NetworkService::Connection>
+NetworkService::ConnectionTable::Find(uint32_t a, uint32_t b) const
+{
+  if (m_slots.empty())
+    return std::nullopt;
+  const uint64_t key = (uint64_t(a) << 32) | b;
+  for (std::size_t i = Home(key);; i = (i + 1) & (m_slots.size() - 1))
+  {
+    const Slot& slot = m_slots[i];
+    if (slot.key == key)
+      return Connection{ a, slot.first, slot.pairs };
+    if (slot.key == kEmpty)
+      return std::nullopt;
+  }
+}
+
+void
+NetworkService::ConnectionTable::Add(const Connection& c, uint32_t b)
+{
+  if (4 * (m_size + 1) > 3 * m_slots.size())
+  {
+    std::vector<Slot> old(std::max<std::size_t>(16, 2 * m_slots.size()));
+    old.swap(m_slots);
+    m_size = 0;
+    for (const Slot& slot : old)
+      if (slot.key != kEmpty)
+        Add(Connection{ uint32_t(slot.key >> 32), slot.first, slot.pairs }, uint32_t(slot.key));
+  }
+  const uint64_t key = (uint64_t(c.a) << 32) | b;
+  std::size_t i = Home(key);
+  while (m_slots[i].key != kEmpty)
+    i = (i + 1) & (m_slots.size() - 1);
+  m_slots[i] = Slot{ key, c.first, c.pairs };
+  ++m_size;
 }
 
 void

@@ -24,7 +24,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace mrcsim
@@ -84,7 +83,7 @@ public:
   /// \brief Connections made (a pair of GPUs, both directions, whatever its QPs), and the wall
   /// time spent making them (the transport's connect and the observers'), for the run's
   /// wall-clock figures.
-  std::size_t Connections() const { return m_connections.size(); }
+  std::size_t Connections() const { return m_connections.Size(); }
   double ConnectSeconds() const { return m_connectSeconds; }
 
   /// \brief Tells `fair` (which must outlive the service's messages) of every message posted
@@ -145,20 +144,44 @@ private:
   uint32_t SideOf(const ns3::RdmaQueuePair& qp);
 
   /// The QPs between two GPUs, both directions (a QP pair carries data both ways): `pairs`
-  /// pairs of sides from m_sides[first] (Side).
+  /// pairs of sides from m_sides[first] (Side). Fixed once made: passed by value.
   struct Connection
   {
-    uint32_t a = 0;
+    uint32_t a = 0; ///< the lower GPU
     uint32_t first = 0;
     uint32_t pairs = 0;
   };
+  /// Connections by GPU pair: open addressing with linear probing, 16 bytes a slot and at most
+  /// 3/4 of the slots used (a node-based map took about 56 bytes a connection, every process
+  /// holding every connection).
+  class ConnectionTable
+  {
+  public:
+    /// \brief The connection of GPUs a < b, if made.
+    std::optional<Connection> Find(uint32_t a, uint32_t b) const;
+    /// \brief Adds the connection of c.a < b (not yet in the table).
+    void Add(const Connection& c, uint32_t b);
+    std::size_t Size() const { return m_size; }
+
+  private:
+    struct Slot
+    {
+      uint64_t key = kEmpty; ///< a << 32 | b
+      uint32_t first = 0;
+      uint32_t pairs = 0;
+    };
+    static constexpr uint64_t kEmpty = UINT64_MAX; ///< no pair a < b has it
+    std::size_t Home(uint64_t key) const;
+    std::vector<Slot> m_slots; ///< a power of two of them, or none
+    std::size_t m_size = 0;
+  };
   Side& PeerOf(uint32_t side) { return m_sides[side ^ 1]; }
 
-  void Post(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done);
+  void Post(Connection c, uint32_t src, uint64_t bytes, std::function<void()> done);
   /// A message waiting out its NIC's PostLatency.
   struct PendingPost
   {
-    Connection* connection;
+    Connection connection;
     uint32_t src;
     uint64_t bytes;
     std::function<void()> done;
@@ -176,12 +199,13 @@ private:
     std::deque<PendingPost> posts;
   };
   /// \brief Posts `bytes` from `src` after `latency`, in a batch with the posts before it when it can.
-  void Defer(Connection& c, uint32_t src, uint64_t bytes, std::function<void()> done, ns3::Time latency);
+  void Defer(Connection c, uint32_t src, uint64_t bytes, std::function<void()> done, ns3::Time latency);
   void RunBatch(std::list<PostBatch>::iterator batch);
   /// The writes a message from `src` is posted as: its parts over the sender's QPs, each split
   /// at the largest RDMA write.
-  std::vector<std::pair<Side*, uint64_t>> Writes(Connection& c, uint32_t src, uint64_t bytes);
-  Connection& Get(uint32_t src, uint32_t dst);
+  std::vector<std::pair<Side*, uint64_t>> Writes(Connection c, uint32_t src, uint64_t bytes);
+  /// \brief The connection of `src` and `dst`, made at their first message.
+  Connection Get(uint32_t src, uint32_t dst);
   void Add(ns3::Ptr<ns3::RdmaQueuePair> x, ns3::Ptr<ns3::RdmaQueuePair> y);
   void OnRecvComplete(PendingQueue& queue);
   /// \brief A part ends: completed (`ok`) or failed with its QP.
@@ -210,7 +234,7 @@ private:
   ns3::FabricNetwork& m_net;
   const TransportSpec& m_transport;
   Connector m_connect; ///< the transport's, made at the first connection (TransportType::connector)
-  std::unordered_map<uint64_t, Connection> m_connections;
+  ConnectionTable m_connections;
   std::list<Whole> m_wholes; ///< of the messages of several writes in flight (stable: PartOf names them)
   std::list<PostBatch> m_batches; ///< waiting for their events (stable: the events name them)
   PostBatch* m_openBatch = nullptr; ///< the latest, which later posts may join
