@@ -39,36 +39,36 @@ RoceQueuePair::GetTypeId()
       .AddAttribute("AckInterval",
                     "The receiver acknowledges every N in-order packets (and every ACK request).",
                     UintegerValue(16),
-                    MakeUintegerAccessor(&RoceQueuePair::m_ackInterval),
+                    MakeSharedConfigAccessor<UintegerValue>(&RoceQueuePair::m_config, &Config::ackInterval),
                     MakeUintegerChecker<uint32_t>(1))
       .AddAttribute("AckDelay",
                     "Longest time the receiver holds a coalesced ACK: in-order packets not yet "
                     "acknowledged are acknowledged at most this long after the first of them arrived. "
                     "IB's Local CA ACK Delay (4.096 us x 2^n) bounds it; here n = 0.",
                     TimeValue(NanoSeconds(4096)),
-                    MakeTimeAccessor(&RoceQueuePair::m_ackDelay),
+                    MakeSharedConfigAccessor<TimeValue>(&RoceQueuePair::m_config, &Config::ackDelay),
                     MakeTimeChecker(Time(0)))
       .AddAttribute("RetransmitTimeout",
                     "Initial retransmission timeout; IB local ACK timeout 4.096 us x 2^t, here t = 8.",
                     TimeValue(NanoSeconds(4096 * 256)),
-                    MakeTimeAccessor(&RoceQueuePair::m_rtoBase),
+                    MakeSharedConfigAccessor<TimeValue>(&RoceQueuePair::m_config, &Config::rtoBase),
                     MakeTimeChecker(MicroSeconds(1)))
       .AddAttribute("RetryLimit",
                     "Timeouts in a row before the QP fails (IB retry_cnt, at most 7 in hardware).",
                     UintegerValue(7),
-                    MakeUintegerAccessor(&RoceQueuePair::m_retryLimit),
+                    MakeSharedConfigAccessor<UintegerValue>(&RoceQueuePair::m_config, &Config::retryLimit),
                     MakeUintegerChecker<uint32_t>(0, 1000))
       .AddAttribute("CnpInterval",
                     "The receiver sends at most one CNP per interval (DCQCN NP). Negative: that of the "
                     "DcqcnRateControl profile (Paper: 50 us, Zhu et al.; ConnectX: min_time_between_cnps 4 us; "
                     "Tuned: 1 us).",
                     TimeValue(NanoSeconds(-1)),
-                    MakeTimeAccessor(&RoceQueuePair::m_cnpInterval),
+                    MakeSharedConfigAccessor<TimeValue>(&RoceQueuePair::m_config, &Config::cnpInterval),
                     MakeTimeChecker(NanoSeconds(-1)))
       .AddAttribute("Dcqcn",
                     "Rate-control the sender with DCQCN (ns3::DcqcnRateControl defaults).",
                     BooleanValue(true),
-                    MakeBooleanAccessor(&RoceQueuePair::m_dcqcnEnabled),
+                    MakeSharedConfigAccessor<BooleanValue>(&RoceQueuePair::m_config, &Config::dcqcnEnabled),
                     MakeBooleanChecker())
       .AddTraceSource("Stall",
                       "Progress resumed after timeouts: (qpn, time without progress).",
@@ -84,12 +84,10 @@ RoceQueuePair::GetTypeId()
 Time
 RoceQueuePair::CnpInterval() const
 {
-  if (m_cnpInterval.IsNegative())
-  {
-    // Resolved once per QP: the NP follows the RP profile the run chose.
-    m_cnpInterval = DcqcnRateControl::NpCnpInterval(DcqcnRateControl::DefaultProfile());
-  }
-  return m_cnpInterval;
+  // The NP follows the RP profile the run chose: resolved in the prototype (CreatePrototype),
+  // which its copies share, or here for a QP made on its own.
+  const Time interval = m_config->cnpInterval;
+  return interval.IsNegative() ? DcqcnRateControl::NpCnpInterval(DcqcnRateControl::DefaultProfile()) : interval;
 }
 
 RoceQueuePair::RoceQueuePair()
@@ -101,13 +99,7 @@ RoceQueuePair::RoceQueuePair(const RoceQueuePair& prototype)
   : RdmaQueuePair(prototype),
     m_port(prototype.m_port),
     m_entropy(prototype.m_entropy),
-    m_ackInterval(prototype.m_ackInterval),
-    m_ackDelay(prototype.m_ackDelay),
-    m_rtoBase(prototype.m_rtoBase),
-    m_retryLimit(prototype.m_retryLimit),
-    m_cnpInterval(prototype.m_cnpInterval),
-    m_dcqcnEnabled(prototype.m_dcqcnEnabled),
-    m_dcqcnPrototype(prototype.m_dcqcnPrototype)
+    m_config(prototype.m_config)
 {
 }
 
@@ -116,7 +108,10 @@ RoceQueuePair::CreatePrototype()
 {
   Ptr<RoceQueuePair> p = CreateObject<RoceQueuePair>();
   p->m_isPrototype = true;
-  p->m_dcqcnPrototype = CreateObject<DcqcnRateControl>();
+  Config& config = p->m_config.Mutable();
+  config.dcqcnPrototype = CreateObject<DcqcnRateControl>();
+  if (config.cnpInterval.IsNegative())
+    config.cnpInterval = DcqcnRateControl::NpCnpInterval(DcqcnRateControl::DefaultProfile());
   return p;
 }
 
@@ -133,8 +128,8 @@ RoceQueuePair::Copy(uint16_t port, uint16_t entropy) const
 void
 RoceQueuePair::CheckRateControl(DataRate lineRate) const
 {
-  if (m_dcqcnPrototype)
-    m_dcqcnPrototype->CheckLineRate(lineRate);
+  if (m_config->dcqcnPrototype)
+    m_config->dcqcnPrototype->CheckLineRate(lineRate);
   else
     CreateObject<DcqcnRateControl>()->CheckLineRate(lineRate);
 }
@@ -143,13 +138,12 @@ Ptr<DcqcnRateControl>
 RoceQueuePair::NewRateControl() const
 {
   // Copied as it is, without a reference to it: QPs on the partitions' threads copy it at once.
-  return m_dcqcnPrototype ? m_dcqcnPrototype->Copy() : CreateObject<DcqcnRateControl>();
+  return m_config->dcqcnPrototype ? m_config->dcqcnPrototype->Copy() : CreateObject<DcqcnRateControl>();
 }
 
 void
 RoceQueuePair::DoDispose()
 {
-  m_dcqcnPrototype = nullptr;
   m_requester.Dispose();
   m_responder.Dispose();
   RdmaQueuePair::DoDispose();

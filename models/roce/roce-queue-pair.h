@@ -13,6 +13,7 @@
 #ifndef MRCSIM_MODELS_ROCE_QUEUE_PAIR_H
 #define MRCSIM_MODELS_ROCE_QUEUE_PAIR_H
 
+#include "models/engine/shared-config.h"
 #include "models/engine/trace-bundle.h"
 #include "models/rdma/rdma-queue-pair.h"
 #include "models/roce/dcqcn-rate-control.h"
@@ -88,12 +89,12 @@ private:
   RdmaNic& Nic() const { return *m_nic; }
   int Plane() const;
   uint16_t Entropy() const { return m_entropy; }
-  uint32_t AckInterval() const { return m_ackInterval; }
-  Time AckDelay() const { return m_ackDelay; }
-  Time RtoBase() const { return m_rtoBase; }
-  uint32_t RetryLimit() const { return m_retryLimit; }
+  uint32_t AckInterval() const { return m_config->ackInterval; }
+  Time AckDelay() const { return m_config->ackDelay; }
+  Time RtoBase() const { return m_config->rtoBase; }
+  uint32_t RetryLimit() const { return m_config->retryLimit; }
   Time CnpInterval() const;
-  bool DcqcnEnabled() const { return m_dcqcnEnabled; }
+  bool DcqcnEnabled() const { return m_config->dcqcnEnabled; }
   /// \brief Marks the QP failed (retry limit).
   void FailQp(const std::string& cause) { Fail(cause); }
   void TraceStall(Time lost)
@@ -115,18 +116,24 @@ private:
   RoceQueuePair(const RoceQueuePair& prototype);
   RoceQueuePair& operator=(const RoceQueuePair&) = delete;
 
-  // Layout: the configuration NextPacket reads (port, entropy) and the requester's state come
-  // right after the base class (72 bytes), in the lines the constructor's HotLineMask names
-  // (lines 0 to 5); the responder follows.
-  // configuration
+  // Layout: the configuration NextPacket reads (port, entropy), the shared rest and the
+  // requester's state come right after the base class (72 bytes), in the lines the
+  // constructor's HotLineMask names (lines 0 to 5); the responder follows.
   uint16_t m_port;
   uint16_t m_entropy;
-  uint32_t m_ackInterval;
-  Time m_ackDelay;
-  Time m_rtoBase;
-  uint32_t m_retryLimit;
-  mutable Time m_cnpInterval; ///< negative until resolved against the DCQCN profile
-  bool m_dcqcnEnabled;
+  /// The attributes every QP copied from one prototype has alike, in one block they share
+  /// (SharedConfig): a large run has millions of QPs.
+  struct Config
+  {
+    uint32_t ackInterval;
+    uint32_t retryLimit;
+    Time ackDelay;
+    Time rtoBase;
+    Time cnpInterval; ///< negative: the DCQCN profile's (CnpInterval)
+    bool dcqcnEnabled;
+    Ptr<const DcqcnRateControl> dcqcnPrototype; ///< what NewRateControl copies (CreatePrototype)
+  };
+  SharedConfig<Config> m_config;
 
   RoceRequester m_requester{ *this };
   RoceResponder m_responder{ *this };
@@ -138,7 +145,6 @@ private:
     TracedCallback<uint32_t, uint32_t, uint64_t, bool> rewind;
   };
   std::unique_ptr<RoceTraces> m_roceTraces;
-  Ptr<const DcqcnRateControl> m_dcqcnPrototype; ///< what NewRateControl copies (CreatePrototype)
 };
 
 } // namespace ns3
