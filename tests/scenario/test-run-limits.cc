@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
 
 using namespace mrcsim;
@@ -41,6 +42,16 @@ FirstRun(const ScenarioResult& r)
   return r.summary["runs"][0];
 }
 
+/// RoCEv2 all-to-all of GPUs 0, 1 (under T0 0) and 32, 33 (under T0 1), `qps` QPs per
+/// connection; plane 0's T0 0 dies at 2 us.
+ScenarioSpec
+DeadT0(uint32_t qps)
+{
+  return Scenario(R"("transport": {"type": "rocev2", "qps_per_connection": )" + std::to_string(qps) + R"(},
+                     "workloads": [{"type": "all_to_all", "gpus": [0, 1, 32, 33], "bytes": 65536}],
+                     "failures": [{"type": "switch_down", "at_us": 2, "plane": 0, "tier": 0, "index": 0}])");
+}
+
 } // namespace
 
 TEST_CASE("limits: a RoCEv2 run with a dead T0 ends when no progress is possible, its messages counted", "[limits]")
@@ -48,11 +59,7 @@ TEST_CASE("limits: a RoCEv2 run with a dead T0 ends when no progress is possible
   // GPUs 0, 1 under T0 0 and 32, 33 under T0 1; one QP per connection, on plane 0, whose T0 0
   // dies at 2 us. Pairs across the T0s never finish: their QPs retry 7 times and go into error,
   // and their messages fail; then no event is left.
-  const ScenarioSpec spec =
-    Scenario(R"("transport": {"type": "rocev2", "qps_per_connection": 1},
-                "workloads": [{"type": "all_to_all", "gpus": [0, 1, 32, 33], "bytes": 65536}],
-                "failures": [{"type": "switch_down", "at_us": 2, "plane": 0, "tier": 0, "index": 0}])");
-  const nlohmann::json run = FirstRun(Run(spec));
+  const nlohmann::json run = FirstRun(Run(DeadT0(1)));
   CHECK(run["partial"].get<bool>());
   const std::string reason = run["stop_reason"];
   CHECK(reason.rfind("no progress possible: ", 0) == 0);
@@ -73,11 +80,7 @@ TEST_CASE("limits: a message split over QPs fails once when one of its parts doe
   // As above with four QPs per connection: a message is split over them, and where one of its
   // parts is on a QP that goes into error it fails, once, however many of its parts fail; its
   // other parts may still complete. Every message ends, one way or the other, and is counted once.
-  const ScenarioSpec spec =
-    Scenario(R"("transport": {"type": "rocev2", "qps_per_connection": 4},
-                "workloads": [{"type": "all_to_all", "gpus": [0, 1, 32, 33], "bytes": 65536}],
-                "failures": [{"type": "switch_down", "at_us": 2, "plane": 0, "tier": 0, "index": 0}])");
-  const nlohmann::json run = FirstRun(Run(spec));
+  const nlohmann::json run = FirstRun(Run(DeadT0(4)));
   const auto& m = run["messages"];
   CHECK(m["count"].get<uint64_t>() == 12);
   CHECK(m["failed"].get<uint64_t>() > 0);
