@@ -317,9 +317,9 @@ CollectiveWorkload::CompactDone(uint32_t step, std::size_t message)
   const uint64_t tag = (uint64_t(step) << kTagMessageBits) | message;
   auto done = [this, tag]
   {
-    const std::size_t message = tag & ((uint64_t(1) << kTagMessageBits) - 1);
-    const MessageRecord& record = m_messages[message];
-    OnMessageDone(m_groupOf[record.src], m_rankOf[record.src], m_rankOf[record.dst], tag >> kTagMessageBits, message);
+    const std::size_t index = tag & ((uint64_t(1) << kTagMessageBits) - 1);
+    const MessageRecord& record = m_messages[index];
+    OnMessageDone(m_groupOf[record.src], m_rankOf[record.src], m_rankOf[record.dst], tag >> kTagMessageBits, index);
   };
   static_assert(sizeof(done) <= 16 && std::is_trivially_copyable_v<decltype(done)>,
                 "held inside std::function (libstdc++: 16 bytes, trivially copyable)");
