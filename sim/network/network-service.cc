@@ -233,13 +233,16 @@ NetworkService::Finish(Pending part, bool ok)
   const auto at = of->whole;
   Whole& whole = *at;
   --whole.left;
-  if (!whole.failed && !ok)
+  if (!whole.failed)
   {
-    whole.failed = true;
-    Fail();
+    if (!ok)
+    {
+      whole.failed = true;
+      Fail();
+    }
+    else if (whole.left == 0)
+      Complete(whole.done);
   }
-  else if (!whole.failed && whole.left == 0)
-    Complete(whole.done);
   if (whole.left == 0)
     m_wholes.erase(at);
 }
@@ -323,7 +326,7 @@ NetworkService::ConnectionTable::Find(uint32_t a, uint32_t b) const
 {
   if (m_slots.empty())
     return std::nullopt;
-  const uint64_t key = (uint64_t(a) << 32) | b;
+  const uint64_t key = Key(a, b);
   for (std::size_t i = Home(key);; i = (i + 1) & (m_slots.size() - 1))
   {
     const Slot& slot = m_slots[i];
@@ -346,7 +349,7 @@ NetworkService::ConnectionTable::Add(const Connection& c, uint32_t b)
       if (slot.key != kEmpty)
         Add(Connection{ uint32_t(slot.key >> 32), slot.first, slot.pairs }, uint32_t(slot.key));
   }
-  const uint64_t key = (uint64_t(c.a) << 32) | b;
+  const uint64_t key = Key(c.a, b);
   std::size_t i = Home(key);
   while (m_slots[i].key != kEmpty)
     i = (i + 1) & (m_slots.size() - 1);

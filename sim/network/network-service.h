@@ -21,7 +21,6 @@
 #include <deque>
 #include <functional>
 #include <list>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -166,11 +165,12 @@ private:
   private:
     struct Slot
     {
-      uint64_t key = kEmpty; ///< a << 32 | b
+      uint64_t key = kEmpty; ///< Key(a, b)
       uint32_t first = 0;
       uint32_t pairs = 0;
     };
     static constexpr uint64_t kEmpty = UINT64_MAX; ///< no pair a < b has it
+    static uint64_t Key(uint32_t a, uint32_t b) { return (uint64_t(a) << 32) | b; }
     std::size_t Home(uint64_t key) const;
     std::vector<Slot> m_slots; ///< a power of two of them, or none
     std::size_t m_size = 0;

@@ -56,9 +56,8 @@ DeadT0(uint32_t qps)
 
 TEST_CASE("limits: a RoCEv2 run with a dead T0 ends when no progress is possible, its messages counted", "[limits]")
 {
-  // GPUs 0, 1 under T0 0 and 32, 33 under T0 1; one QP per connection, on plane 0, whose T0 0
-  // dies at 2 us. Pairs across the T0s never finish: their QPs retry 7 times and go into error,
-  // and their messages fail; then no event is left.
+  // One QP per connection, on plane 0 (DeadT0). Pairs across the T0s never finish: their QPs
+  // retry 7 times and go into error, and their messages fail; then no event is left.
   const nlohmann::json run = FirstRun(Run(DeadT0(1)));
   CHECK(run["partial"].get<bool>());
   const std::string reason = run["stop_reason"];
