@@ -12,7 +12,7 @@ NS_OBJECT_ENSURE_REGISTERED(EvSelector);
 TypeId
 EvSelector::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::EvSelector").SetParent<Object>();
+  static TypeId tid = TypeId("ns3::EvSelector").SetParent<ObjectBase>();
   NS_LOG_LOGIC("registered " << tid.GetName());
   return tid;
 }

@@ -4,9 +4,8 @@
 #ifndef MRCSIM_MODELS_EV_SELECTOR_H
 #define MRCSIM_MODELS_EV_SELECTOR_H
 
+#include "models/engine/light-object.h"
 #include "models/mrc/mrc-ev.h"
-
-#include "ns3/object.h"
 
 #include <vector>
 
@@ -22,8 +21,9 @@ enum class EvFeedback : uint8_t
   Loss,  ///< lost without a trim
 };
 
-/// \brief Picks the EV for the next packet a NIC port sends (a port serves one plane).
-class EvSelector : public Object
+/// \brief Picks the EV for the next packet a NIC port sends (a port serves one plane). A
+/// LightObject (one per QP): made from its type by Build, or CreateLight.
+class EvSelector : public LightObject<EvSelector>
 {
 public:
   static TypeId GetTypeId();

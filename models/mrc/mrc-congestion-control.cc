@@ -12,7 +12,7 @@ NS_OBJECT_ENSURE_REGISTERED(MrcCongestionControl);
 TypeId
 MrcCongestionControl::GetTypeId()
 {
-  static TypeId tid = TypeId("ns3::MrcCongestionControl").SetParent<Object>();
+  static TypeId tid = TypeId("ns3::MrcCongestionControl").SetParent<ObjectBase>();
   NS_LOG_LOGIC("registered " << tid.GetName());
   return tid;
 }

@@ -11,9 +11,10 @@
 #ifndef MRCSIM_MODELS_MRC_CONGESTION_CONTROL_H
 #define MRCSIM_MODELS_MRC_CONGESTION_CONTROL_H
 
+#include "models/engine/light-object.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
-#include "ns3/object.h"
 
 #include <cstdint>
 
@@ -29,8 +30,8 @@ struct MrcCcPath
 };
 
 /// \brief Window-based congestion control for one MRC queue pair, optionally paced (see the
-/// file comment).
-class MrcCongestionControl : public Object
+/// file comment). A LightObject (one per QP): made from its type by Build, or CreateLight.
+class MrcCongestionControl : public LightObject<MrcCongestionControl>
 {
 public:
   static TypeId GetTypeId();

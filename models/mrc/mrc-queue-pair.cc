@@ -18,7 +18,6 @@
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
-#include "ns3/object-factory.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -227,9 +226,7 @@ CopyOrBuild(const Ptr<const T>& prototype, TypeId type, const char* attribute)
   Ptr<T> made = prototype && prototype->GetInstanceTypeId() == type ? prototype->Copy() : nullptr;
   if (!made)
   {
-    ObjectFactory factory;
-    factory.SetTypeId(type);
-    made = factory.Create<T>();
+    made = T::Build(type);
     NS_ABORT_MSG_IF(!made,
                     "MrcQueuePair: " << attribute << " \"" << type.GetName() << "\" is not an " << T::GetTypeId().GetName());
   }

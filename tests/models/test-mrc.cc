@@ -573,7 +573,7 @@ TEST_CASE("mrc: the penalty selector passes over EVs with recent bad feedback", 
   MrcEvStates evs(4);
   const std::vector<uint16_t> ids{ 0, 1, 2, 3 };
   const MrcEvIds candidates(ids.data(), 4);
-  Ptr<EvSelector> penalty = CreateObject<PenaltyEvSelector>();
+  Ptr<EvSelector> penalty = CreateLight<PenaltyEvSelector>();
   penalty->OnFeedback(1, EvFeedback::Trim);
   penalty->OnFeedback(2, EvFeedback::Loss);
   penalty->OnFeedback(3, EvFeedback::Acked); // no penalty
@@ -612,7 +612,7 @@ TEST_CASE("RandomEvSelector: independent streams per QP, repeated by a rerun", "
   const MrcEvIds candidates(ids.data(), 64);
   const auto draws = [&](uint64_t stream)
   {
-    Ptr<RandomEvSelector> s = CreateObject<RandomEvSelector>();
+    Ptr<RandomEvSelector> s = CreateLight<RandomEvSelector>();
     s->SetStream(stream);
     std::vector<int> out;
     for (int k = 0; k < 64; ++k)
@@ -652,9 +652,8 @@ TEST_CASE("EV selectors: a SKIP EV recovers through the EV table's setter", "[mr
       {
         evs.Set(i, EvState::Skip);
       }
-      ObjectFactory factory;
-      factory.SetTypeId(type);
-      Ptr<EvSelector> s = factory.Create<EvSelector>();
+      Ptr<EvSelector> s = EvSelector::Build(TypeId::LookupByName(type));
+      REQUIRE(s);
       struct Log
       {
         MrcEvStates* evs;

@@ -52,7 +52,7 @@ Rtt(Time delay)
 Ptr<NsccCongestionControl>
 Nscc(double bdps = 0.5)
 {
-  auto cc = CreateObject<NsccCongestionControl>();
+  auto cc = CreateLight<NsccCongestionControl>();
   cc->SetAttribute("InitialWindow", DoubleValue(bdps));
   cc->Init(MrcCcPath{ Base(), DataRate(kLine), kMtu });
   return cc;
@@ -285,7 +285,7 @@ RecordWindow(std::vector<std::pair<uint64_t, uint64_t>>* changes, uint64_t from,
 TEST_CASE("NSCC: the Window trace reports the window's changes (old, new), from its first value", "[nscc]")
 {
   std::vector<std::pair<uint64_t, uint64_t>> changes;
-  auto cc = CreateObject<NsccCongestionControl>();
+  auto cc = CreateLight<NsccCongestionControl>();
   cc->SetAttribute("InitialWindow", DoubleValue(0.5));
   REQUIRE(cc->TraceConnectWithoutContext("Window", MakeBoundCallback(&RecordWindow, &changes)));
   cc->Init(MrcCcPath{ Base(), DataRate(kLine), kMtu });

@@ -33,7 +33,7 @@ constexpr uint32_t kMtu = 4096;             // the MTU the QP gives Init
 Ptr<NsccCongestionControl>
 HalfBdp()
 {
-  auto cc = CreateObject<NsccCongestionControl>();
+  auto cc = CreateLight<NsccCongestionControl>();
   cc->SetAttribute("InitialWindow", DoubleValue(0.5));
   cc->Init(MrcCcPath{ Base(), DataRate(kLine), kMtu });
   return cc;
