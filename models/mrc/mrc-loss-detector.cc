@@ -28,13 +28,13 @@ MrcLossDetector::Start(Time baseRtt)
 void
 MrcLossDetector::Dispose()
 {
-  Simulator::Cancel(m_timer);
+  m_timer.Cancel();
 }
 
 void
 MrcLossDetector::StopTimer()
 {
-  Simulator::Cancel(m_timer);
+  m_timer.Cancel();
 }
 
 namespace
@@ -278,13 +278,14 @@ MrcLossDetector::ArmTimer()
     at = std::min(at, m_lastProgress + ProbeTimeout());
   }
   at = std::max(at, Simulator::Now());
-  Simulator::Cancel(m_timer);
+  m_timer.Cancel();
   m_timer = m_qp.ScheduleTimer(at - Simulator::Now(), &MrcLossDetector::OnTimer, this);
 }
 
 void
 MrcLossDetector::OnTimer()
 {
+  m_timer.Clear();
   if (m_qp.IsInError())
   {
     return;

@@ -11,10 +11,10 @@
 #ifndef MRCSIM_MODELS_MRC_LOSS_DETECTOR_H
 #define MRCSIM_MODELS_MRC_LOSS_DETECTOR_H
 
+#include "models/engine/event-handle.h"
 #include "models/engine/ring-queue.h"
 #include "models/mrc/mrc-sender.h"
 
-#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 
 #include <cstddef>
@@ -89,7 +89,7 @@ public:
   /// \brief Arms the timer unless it runs (a packet was sent).
   void ArmIfIdle()
   {
-    if (!m_timer.IsRunning())
+    if (!m_timer.IsPending())
     {
       ArmTimer();
     }
@@ -234,7 +234,7 @@ private:
   /// keeps, move to Losses::farSends and are marked FarSend().
   Time m_sentBase;
   Time m_lastProgress; ///< the latest send or newly acknowledging SACK: a tail-loss probe waits from here
-  EventId m_timer;
+  EventHandle m_timer;
   RingQueue<ResendRecord> m_resends;
   /// The mark of a far send: 2^SendTimeBits - 1 (the QP's attribute; see m_sentBase).
   uint32_t m_farSend = UINT32_MAX;

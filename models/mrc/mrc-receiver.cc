@@ -185,7 +185,7 @@ MrcReceiver::ReleaseIdle()
 void
 MrcReceiver::Dispose()
 {
-  Simulator::Cancel(m_sackTimer);
+  m_sackTimer.Cancel();
 }
 
 void
@@ -202,6 +202,7 @@ MrcReceiver::OnSackTimer()
 {
   // Armed by the first packet held after a SACK: what is still held has waited at most SackDelay.
   m_sackTimerArmed = false;
+  m_sackTimer.Clear();
   FlushSack();
 }
 

@@ -6,9 +6,9 @@
 #ifndef MRCSIM_MODELS_MRC_RECEIVER_H
 #define MRCSIM_MODELS_MRC_RECEIVER_H
 
+#include "models/engine/event-handle.h"
 #include "models/rdma/rdma-queue-pair.h"
 
-#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -73,7 +73,7 @@ private:
   uint16_t m_heldEv = 0;
   uint16_t m_heldPort = 0;
   bool m_sackTimerArmed = false;
-  EventId m_sackTimer; ///< bounds how long a received packet waits for its SACK (SackDelay)
+  EventHandle m_sackTimer; ///< bounds how long a received packet waits for its SACK (SackDelay)
   uint64_t m_sacksSent = 0;
 };
 
