@@ -1,8 +1,8 @@
-// A base for the small policy objects a run makes one of per queue pair (an MRC QP's congestion
+// A base for the objects a run makes one of per queue pair (the QP itself, an MRC QP's congestion
 // controller and EV selector), millions in a large run. ns3::Object would give each an
 // aggregation list (a separate allocation) and fields for aggregation, disposal and
-// initialisation that such a policy never uses: about 50 bytes an object. A LightObject keeps
-// what the policies do use: a type with attributes (Config::SetDefault, SetAttribute and
+// initialisation that such an object never uses: about 50 bytes each. A LightObject keeps
+// what they do use: a type with attributes (Config::SetDefault, SetAttribute and
 // GetAttribute work as for an Object), trace sources, and a reference count for Ptr. It is made
 // by LightObject<T>::Build (from a TypeId, as ObjectFactory makes an Object), CreateLight (as
 // CreateObject) or its own copy constructor, and is never aggregated.
@@ -19,7 +19,7 @@ namespace ns3
 {
 
 /// \brief Attributes, trace sources and a reference count, without ns3::Object's aggregation
-/// (see the file comment). `Base` is the policy's interface class (e.g. MrcCongestionControl),
+/// (see the file comment). `Base` is the interface class (e.g. MrcCongestionControl),
 /// which derives from LightObject<Base>; its TypeId's parent is ObjectBase.
 template<typename Base>
 class LightObject : public SimpleRefCount<Base, ObjectBase>
@@ -46,6 +46,15 @@ public:
     return object;
   }
 
+  /// \brief A new T (a subclass of `Base`) with its attributes at their defaults (CreateLight).
+  template<typename T>
+  static Ptr<T> Create()
+  {
+    Ptr<T> object(new T(), false);
+    object->Configure(T::GetTypeId());
+    return object;
+  }
+
 protected:
   LightObject() = default;
   LightObject(const LightObject& other) : SimpleRefCount<Base, ObjectBase>(other), m_tid(other.m_tid) {}
@@ -67,7 +76,7 @@ template<typename T>
 Ptr<T>
 CreateLight()
 {
-  return DynamicCast<T>(T::Build(T::GetTypeId()));
+  return T::template Create<T>();
 }
 
 } // namespace ns3

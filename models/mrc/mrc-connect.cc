@@ -25,8 +25,8 @@ std::pair<Ptr<MrcQueuePair>, Ptr<MrcQueuePair>>
 ConnectMrc(FabricNetwork& net, uint32_t a, uint32_t b)
 {
   NS_LOG_FUNCTION(a << b);
-  Ptr<MrcQueuePair> x = CreateObject<MrcQueuePair>();
-  Ptr<MrcQueuePair> y = CreateObject<MrcQueuePair>();
+  Ptr<MrcQueuePair> x = CreateLight<MrcQueuePair>();
+  Ptr<MrcQueuePair> y = CreateLight<MrcQueuePair>();
   return Pair(net, a, b, x, y);
 }
 

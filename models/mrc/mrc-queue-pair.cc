@@ -197,7 +197,7 @@ MrcQueuePair::MrcQueuePair(const MrcQueuePair& prototype)
 Ptr<MrcQueuePair>
 MrcQueuePair::CreatePrototype()
 {
-  Ptr<MrcQueuePair> p = CreateObject<MrcQueuePair>();
+  Ptr<MrcQueuePair> p = CreateLight<MrcQueuePair>();
   p->m_isPrototype = true;
   Ptr<const MrcCongestionControl> cc = p->NewCongestionControl();
   Ptr<const EvSelector> selector = p->NewSelector();

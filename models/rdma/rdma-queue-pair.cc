@@ -18,7 +18,7 @@ RdmaQueuePair::GetTypeId()
 {
   static TypeId tid =
     TypeId("ns3::RdmaQueuePair")
-      .SetParent<Object>()
+      .SetParent<ObjectBase>()
       .AddTraceSource("SendComplete",
                       "A posted message was fully acknowledged: (qpn, msgId, bytes, posted).",
                       MakeBundleTraceAccessor(&RdmaQueuePair::m_traces, &Traces::sendComplete),
@@ -37,7 +37,7 @@ RdmaQueuePair::GetTypeId()
 RdmaQueuePair::RdmaQueuePair() = default;
 
 RdmaQueuePair::RdmaQueuePair(const RdmaQueuePair& prototype)
-  : Object(prototype),
+  : LightObject<RdmaQueuePair>(prototype),
     m_hotLineMask(prototype.m_hotLineMask)
 {
   NS_ABORT_MSG_IF(prototype.m_nic, "RdmaQueuePair: only a QP bound to no NIC is copied");
@@ -47,7 +47,6 @@ void
 RdmaQueuePair::DoDispose()
 {
   m_nic = nullptr;
-  Object::DoDispose();
 }
 
 void

@@ -7,13 +7,13 @@
 #include "models/fabric/fabric-frame.h"
 #include "models/fabric/fabric-packet.h"
 #include "models/engine/fabric-parallel-simulator.h"
+#include "models/engine/light-object.h"
 #include "models/engine/trace-bundle.h"
 #include "models/wire/roce-bth-header.h"
 
 #include "ns3/event-id.h"
 #include "ns3/make-event.h"
 #include "ns3/nstime.h"
-#include "ns3/object.h"
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
 
@@ -58,12 +58,16 @@ public:
   virtual void Failed(RdmaQueuePair& qp, const std::string& cause) = 0;
 };
 
-/// \brief An RDMA queue pair on a NIC (abstract: see RoceQueuePair, MrcQueuePair).
-class RdmaQueuePair : public Object
+/// \brief An RDMA queue pair on a NIC (abstract: see RoceQueuePair, MrcQueuePair). A
+/// LightObject, as a run makes millions: made by CreateLight (not CreateObject) or copied from a
+/// transport's prototype, and never aggregated.
+class RdmaQueuePair : public LightObject<RdmaQueuePair>
 {
 public:
   static TypeId GetTypeId();
   RdmaQueuePair();
+  /// \brief Lets go of what the QP holds of others (DoDispose), as ns3::Object::Dispose does.
+  void Dispose() { DoDispose(); }
 
   /// \brief Binds the QP to its NIC and its peer (remote GPU and QP number).
   void Bind(RdmaNic* nic, uint32_t qpn, uint32_t remoteGpu, uint32_t remoteQpn);
@@ -130,7 +134,7 @@ protected:
   /// NIC's data DSCP, ECN-capable, the WRITE opcode of its place in the message (`first`,
   /// `last`), AckReq on the last. The caller adds the payload, path and RETH.
   FabricPacketSpec DataSpec(int plane, uint16_t entropy, uint64_t seq, bool first, bool last) const;
-  void DoDispose() override;
+  virtual void DoDispose();
   /// \brief Marks the QP failed, with the cause (traced), and tells the NIC.
   void Fail(const std::string& cause);
   /// \brief Schedules a timer of this QP as its node's event (see

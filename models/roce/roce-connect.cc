@@ -14,8 +14,8 @@ ConnectRoce(FabricNetwork& net, uint32_t a, uint32_t b, uint16_t port, uint16_t 
   NS_LOG_FUNCTION(a << b << port << entropy);
   GetOrCreateNic(net, a); // NICs before QPs, as objects are numbered in creation order
   GetOrCreateNic(net, b);
-  Ptr<RoceQueuePair> x = CreateObject<RoceQueuePair>();
-  Ptr<RoceQueuePair> y = CreateObject<RoceQueuePair>();
+  Ptr<RoceQueuePair> x = CreateLight<RoceQueuePair>();
+  Ptr<RoceQueuePair> y = CreateLight<RoceQueuePair>();
   for (auto& qp : { x, y })
   {
     qp->SetAttribute("Port", UintegerValue(port));

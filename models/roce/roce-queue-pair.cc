@@ -106,7 +106,7 @@ RoceQueuePair::RoceQueuePair(const RoceQueuePair& prototype)
 Ptr<RoceQueuePair>
 RoceQueuePair::CreatePrototype()
 {
-  Ptr<RoceQueuePair> p = CreateObject<RoceQueuePair>();
+  Ptr<RoceQueuePair> p = CreateLight<RoceQueuePair>();
   p->m_isPrototype = true;
   Config& config = p->m_config.Mutable();
   config.dcqcnPrototype = CreateObject<DcqcnRateControl>();

@@ -173,8 +173,8 @@ UcConnector(FabricNetwork& net, const mrcsim::TransportSpec& t)
   {
     GetOrCreateNic(net, a);
     GetOrCreateNic(net, b);
-    Ptr<UcQueuePair> x = CreateObject<UcQueuePair>();
-    Ptr<UcQueuePair> y = CreateObject<UcQueuePair>();
+    Ptr<UcQueuePair> x = CreateLight<UcQueuePair>();
+    Ptr<UcQueuePair> y = CreateLight<UcQueuePair>();
     const uint16_t entropy = EvEntropy::Encode(static_cast<uint16_t>((a * 31 + b) & EvEntropy::kEvMask));
     x->SetPath(port, entropy);
     y->SetPath(port, entropy);
@@ -217,8 +217,8 @@ RegisterUnheldUc()
     {
       return [&net](uint32_t a, uint32_t b)
       {
-        Ptr<UcQueuePair> x = CreateObject<UcQueuePair>();
-        Ptr<UcQueuePair> y = CreateObject<UcQueuePair>();
+        Ptr<UcQueuePair> x = CreateLight<UcQueuePair>();
+        Ptr<UcQueuePair> y = CreateLight<UcQueuePair>();
         x->Bind(PeekPointer(GetOrCreateNic(net, a)), 1, b, 1);
         y->Bind(PeekPointer(GetOrCreateNic(net, b)), 1, a, 1);
         return std::vector<mrcsim::QpPair>{ { x, y } };

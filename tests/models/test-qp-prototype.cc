@@ -174,7 +174,7 @@ TEST_CASE("qp prototype: an MRC QP's copy carries every attribute of its prototy
   };
   // The library has one congestion controller: CongestionControl can only be set to its default.
   Ptr<MrcQueuePair> prototype = MrcQueuePair::CreatePrototype();
-  CheckCopiesEveryAttribute(prototype, values, { "CongestionControl" }, [&] { return Ptr<Object>(prototype->Copy()); });
+  CheckCopiesEveryAttribute(prototype, values, { "CongestionControl" }, [&] { return prototype->Copy(); });
 }
 
 TEST_CASE("qp prototype: a RoCEv2 QP's copy carries every attribute of its prototype", "[roce][prototype]")
@@ -190,7 +190,7 @@ TEST_CASE("qp prototype: a RoCEv2 QP's copy carries every attribute of its proto
     { "Dcqcn", "false" },
   };
   Ptr<RoceQueuePair> prototype = RoceQueuePair::CreatePrototype();
-  CheckCopiesEveryAttribute(prototype, values, {}, [&] { return Ptr<Object>(prototype->Copy(3, 49413)); });
+  CheckCopiesEveryAttribute(prototype, values, {}, [&] { return prototype->Copy(3, 49413); });
 }
 
 TEST_CASE("qp prototype: a DCQCN rate control's copy carries every attribute of its prototype", "[roce][prototype]")
@@ -211,7 +211,7 @@ TEST_CASE("qp prototype: a DCQCN rate control's copy carries every attribute of 
     { "AlphaIdleThreshold", "0.01" },
   };
   Ptr<DcqcnRateControl> prototype = CreateObject<DcqcnRateControl>();
-  CheckCopiesEveryAttribute(prototype, values, {}, [&] { return Ptr<Object>(prototype->Copy()); });
+  CheckCopiesEveryAttribute(prototype, values, {}, [&] { return prototype->Copy(); });
 }
 
 TEST_CASE("qp prototype: MRC QPs copied from a prototype run as QPs built attribute by attribute",
