@@ -28,7 +28,7 @@ DcqcnRateControl::GetTypeId()
 {
   static TypeId tid =
     TypeId("ns3::DcqcnRateControl")
-      .SetParent<Object>()
+      .SetParent<ObjectBase>()
       .AddConstructor<DcqcnRateControl>()
       .AddAttribute("Profile",
                     "Parameter profile; attributes left at their defaults take its values. Paper: Zhu et al., "
@@ -207,7 +207,7 @@ DcqcnRateControl::DcqcnRateControl()
 }
 
 DcqcnRateControl::DcqcnRateControl(const DcqcnRateControl& prototype)
-  : Object(prototype),
+  : LightObject<DcqcnRateControl>(prototype),
     m_config(prototype.m_config),
     m_in(prototype.m_in)
 {
@@ -239,13 +239,6 @@ Ptr<DcqcnRateControl>
 DcqcnRateControl::Copy() const
 {
   return Ptr<DcqcnRateControl>(new DcqcnRateControl(*this), false);
-}
-
-void
-DcqcnRateControl::DoDispose()
-{
-  Stop();
-  Object::DoDispose();
 }
 
 void

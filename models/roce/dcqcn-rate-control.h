@@ -47,13 +47,13 @@
 #ifndef MRCSIM_MODELS_DCQCN_RATE_CONTROL_H
 #define MRCSIM_MODELS_DCQCN_RATE_CONTROL_H
 
+#include "models/engine/light-object.h"
 #include "models/engine/shared-config.h"
 #include "models/engine/trace-bundle.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
-#include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -63,8 +63,9 @@ namespace ns3
 {
 
 /// \brief DCQCN reaction point: the sending rate of one QP, cut by CNPs and raised by a timer
-/// and a byte counter.
-class DcqcnRateControl : public Object
+/// and a byte counter. A LightObject (one per QP that received a CNP): made by CreateLight or
+/// copied from a prototype; its owner calls Stop before letting it go.
+class DcqcnRateControl : public LightObject<DcqcnRateControl>
 {
 public:
   static TypeId GetTypeId();
@@ -125,9 +126,6 @@ public:
   void OnCnp();
   /// \brief The QP sent `bytes`: every ByteCounter bytes make one byte-counter increase stage.
   void OnBytesSent(uint32_t bytes);
-
-protected:
-  void DoDispose() override;
 
 private:
   DcqcnRateControl(const DcqcnRateControl& prototype);

@@ -109,7 +109,7 @@ RoceQueuePair::CreatePrototype()
   Ptr<RoceQueuePair> p = CreateLight<RoceQueuePair>();
   p->m_isPrototype = true;
   Config& config = p->m_config.Mutable();
-  config.dcqcnPrototype = CreateObject<DcqcnRateControl>();
+  config.dcqcnPrototype = CreateLight<DcqcnRateControl>();
   if (config.cnpInterval.IsNegative())
     config.cnpInterval = DcqcnRateControl::NpCnpInterval(DcqcnRateControl::DefaultProfile());
   return p;
@@ -131,14 +131,14 @@ RoceQueuePair::CheckRateControl(DataRate lineRate) const
   if (m_config->dcqcnPrototype)
     m_config->dcqcnPrototype->CheckLineRate(lineRate);
   else
-    CreateObject<DcqcnRateControl>()->CheckLineRate(lineRate);
+    CreateLight<DcqcnRateControl>()->CheckLineRate(lineRate);
 }
 
 Ptr<DcqcnRateControl>
 RoceQueuePair::NewRateControl() const
 {
   // Copied as it is, without a reference to it: QPs on the partitions' threads copy it at once.
-  return m_config->dcqcnPrototype ? m_config->dcqcnPrototype->Copy() : CreateObject<DcqcnRateControl>();
+  return m_config->dcqcnPrototype ? m_config->dcqcnPrototype->Copy() : CreateLight<DcqcnRateControl>();
 }
 
 void

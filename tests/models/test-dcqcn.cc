@@ -62,7 +62,7 @@ Target(Ptr<DcqcnRateControl> rc)
 Ptr<DcqcnRateControl>
 Make(DcqcnRateControl::Profile profile = DcqcnRateControl::PAPER)
 {
-  auto rc = CreateObject<DcqcnRateControl>();
+  auto rc = CreateLight<DcqcnRateControl>();
   rc->SetAttribute("Profile", EnumValue(profile));
   return rc;
 }

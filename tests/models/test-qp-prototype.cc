@@ -210,7 +210,7 @@ TEST_CASE("qp prototype: a DCQCN rate control's copy carries every attribute of 
     { "MinDecreaseFactor", "0.8" },
     { "AlphaIdleThreshold", "0.01" },
   };
-  Ptr<DcqcnRateControl> prototype = CreateObject<DcqcnRateControl>();
+  Ptr<DcqcnRateControl> prototype = CreateLight<DcqcnRateControl>();
   CheckCopiesEveryAttribute(prototype, values, {}, [&] { return prototype->Copy(); });
 }
 
@@ -316,7 +316,7 @@ TEST_CASE("qp prototype: threads copy a controller, rate control or selector at 
   // reference to the prototype (CopyObject does) would race on its count, which is not atomic:
   // counts lost between two threads leave it wrong (or free the prototype).
   CheckThreadsCopy(CreateLight<NsccCongestionControl>());
-  CheckThreadsCopy(CreateObject<DcqcnRateControl>());
+  CheckThreadsCopy(CreateLight<DcqcnRateControl>());
   CheckThreadsCopy(CreateLight<RoundRobinEvSelector>());
   CheckThreadsCopy(CreateLight<RandomEvSelector>());
   CheckThreadsCopy(CreateLight<PenaltyEvSelector>());
