@@ -32,13 +32,13 @@ MrcEvTable::SetSelector(Ptr<EvSelector> selector, uint64_t stream)
 void
 MrcEvTable::SetUp(uint32_t perPlane, uint32_t backups, bool srv6)
 {
-  RdmaNic& nic = m_qp.Nic();
+  RdmaNic& nic = Qp().Nic();
   const uint16_t ports = nic.NumPorts();
   const mrcsim::FabricRouting* routing = nic.GetRouting();
-  const uint32_t remoteGpu = m_qp.GetRemoteGpu();
+  const uint32_t remoteGpu = Qp().GetRemoteGpu();
   // Consecutive path indices from a per-connection offset: when a plane has more up-ports than a
   // QP has EVs there, different connections cover different up-ports (and T1s).
-  uint64_t offsetState = (uint64_t(nic.GetGpu()) << 32) ^ remoteGpu ^ (uint64_t(m_qp.GetQpn()) << 20);
+  uint64_t offsetState = (uint64_t(nic.GetGpu()) << 32) ^ remoteGpu ^ (uint64_t(Qp().GetQpn()) << 20);
   const uint64_t pathOffset = SplitMix64(offsetState) >> 16;
   NS_ABORT_MSG_IF(ports > 64, "MrcQueuePair: a NIC of " << ports << " ports; at most 64");
   m_numPorts = ports;
@@ -85,7 +85,7 @@ MrcEvTable::SetUp(uint32_t perPlane, uint32_t backups, bool srv6)
       }
     }
   }
-  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": " << m_evs.size() << " EVs over " << ports << " ports");
+  NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": " << m_evs.size() << " EVs over " << ports << " ports");
 }
 
 const uint16_t*
@@ -129,7 +129,7 @@ MrcEvTable::Dispose()
 int
 MrcEvTable::EvPlane(uint16_t id) const
 {
-  return m_qp.Nic().PlaneOfPort(PortOfEv(id));
+  return Qp().Nic().PlaneOfPort(PortOfEv(id));
 }
 
 void
@@ -178,9 +178,9 @@ MrcEvTable::SetState(uint16_t id, EvState state)
   }
   m_evs.Set(id, state);
   ++m_transitions;
-  NS_LOG_LOGIC("QP " << m_qp.GetQpn() << " EV " << id << ": " << EvStateName(from) << " -> "
+  NS_LOG_LOGIC("QP " << Qp().GetQpn() << " EV " << id << ": " << EvStateName(from) << " -> "
                      << EvStateName(state));
-  m_qp.TraceEvState(id, EvPlane(id), from, state);
+  Qp().TraceEvState(id, EvPlane(id), from, state);
 }
 
 void
@@ -230,11 +230,11 @@ MrcEvTable::MarkPathsAssumedBad(uint16_t port, const UsidList& prefix)
       // The NIC's QPs lost packets on this path's links: what is still in flight on it is most
       // likely lost too. It goes again now rather than each loss being found one by one (a tail
       // with nothing after it would wait for a probe timeout).
-      m_qp.LossDetector().ResendInFlightOnEv(static_cast<uint16_t>(id));
+      Qp().LossDetector().ResendInFlightOnEv(static_cast<uint16_t>(id));
       ++marked;
     }
   }
-  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": " << marked << " EVs of port " << port << " marked by what the NIC learnt");
+  NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": " << marked << " EVs of port " << port << " marked by what the NIC learnt");
   return marked;
 }
 
@@ -273,7 +273,7 @@ MrcEvTable::SetPortUp(uint16_t port, bool up)
 void
 MrcEvTable::SetPeerPlaneUp(int plane, bool up)
 {
-  RdmaNic& nic = m_qp.Nic();
+  RdmaNic& nic = Qp().Nic();
   for (uint16_t port = 0; port < nic.NumPorts(); ++port)
   {
     if (nic.PlaneOfPort(port) != plane)
@@ -295,7 +295,7 @@ MrcEvTable::StartProbes()
 {
   if (m_probes && !m_probes->probing.empty() && !m_probes->timer.IsRunning())
   {
-    m_probes->timer = m_qp.ScheduleTimer(m_qp.ProbeInterval(), &MrcEvTable::OnProbeTimer, this);
+    m_probes->timer = Qp().ScheduleTimer(Qp().ProbeInterval(), &MrcEvTable::OnProbeTimer, this);
   }
 }
 
@@ -313,7 +313,7 @@ MrcEvTable::OnProbeTimer()
   // Probing pauses while the QP has nothing to send (PostWrite resumes it): an idle QP would
   // otherwise keep a simulation of a permanent failure running for ever.
   Probes& probes = *m_probes; // the timer runs only once an EV was assumed bad
-  if (m_qp.IsInError() || probes.probing.empty() || !m_qp.Sender().HasMessages())
+  if (Qp().IsInError() || probes.probing.empty() || !Qp().Sender().HasMessages())
   {
     probes.silentSince = Time(-1); // not watching while the timer pauses
     return;
@@ -330,16 +330,16 @@ MrcEvTable::OnProbeTimer()
     probes.silentSince = now;
     probes.heardThen = heard;
   }
-  else if (now - probes.silentSince >= m_qp.NoPathTimeout())
+  else if (now - probes.silentSince >= Qp().NoPathTimeout())
   {
-    m_qp.FailQp("no path to GPU " + std::to_string(m_qp.GetRemoteGpu()) + ": nothing came back on any EV of any "
+    Qp().FailQp("no path to GPU " + std::to_string(Qp().GetRemoteGpu()) + ": nothing came back on any EV of any "
                 "plane for " + std::to_string((now - probes.silentSince).GetMicroSeconds()) +
-                " us, probes unanswered (NoPathTimeout " + std::to_string(m_qp.NoPathTimeout().GetMicroSeconds()) +
+                " us, probes unanswered (NoPathTimeout " + std::to_string(Qp().NoPathTimeout().GetMicroSeconds()) +
                 " us)");
     return;
   }
-  const Time interval = m_qp.ProbeInterval();
-  const uint64_t maxRounds = std::max<int64_t>(1, m_qp.ProbeIntervalMax().GetTimeStep() / interval.GetTimeStep());
+  const Time interval = Qp().ProbeInterval();
+  const uint64_t maxRounds = std::max<int64_t>(1, Qp().ProbeIntervalMax().GetTimeStep() / interval.GetTimeStep());
   for (Probing& p : probes.probing)
   {
     if (!PortUp(PortOfEv(p.id)) || --p.countdown > 0)
@@ -349,23 +349,23 @@ MrcEvTable::OnProbeTimer()
     // Probed now; unless a response brings it back, next after twice as many rounds.
     p.rounds = static_cast<uint16_t>(std::min<uint64_t>(2 * uint64_t(p.rounds), std::min<uint64_t>(maxRounds, 0x8000)));
     p.countdown = p.rounds;
-    NS_LOG_LOGIC("QP " << m_qp.GetQpn() << " probes EV " << p.id << ", next in " << p.rounds << " rounds");
+    NS_LOG_LOGIC("QP " << Qp().GetQpn() << " probes EV " << p.id << ", next in " << p.rounds << " rounds");
     MrcProbeHeader probe;
     probe.SetType(MrcProbeHeader::Request);
     probe.SetEv(p.id);
     probe.SetSequence(m_probeSeq++);
     probe.SetSendTime(Simulator::Now());
-    FabricPacketSpec spec = m_qp.ControlSpec(MrcQueuePair::kOpProbe, EvPlane(p.id), EvEntropy::Encode(p.id));
+    FabricPacketSpec spec = Qp().ControlSpec(MrcQueuePair::kOpProbe, EvPlane(p.id), EvEntropy::Encode(p.id));
     spec.usids = EvUsids(p.id); // along the EV's own path
-    m_qp.Nic().SendControl(MakeControlFrame(spec, probe), PortOfEv(p.id));
+    Qp().Nic().SendControl(MakeControlFrame(spec, probe), PortOfEv(p.id));
   }
-  probes.timer = m_qp.ScheduleTimer(interval, &MrcEvTable::OnProbeTimer, this);
+  probes.timer = Qp().ScheduleTimer(interval, &MrcEvTable::OnProbeTimer, this);
 }
 
 uint64_t
 MrcEvTable::Heard() const
 {
-  return m_qp.Sender().Base() + m_qp.Sender().NacksReceived() + (m_probes ? m_probes->answers : 0);
+  return Qp().Sender().Base() + Qp().Sender().NacksReceived() + (m_probes ? m_probes->answers : 0);
 }
 
 void
@@ -376,8 +376,8 @@ MrcEvTable::HandleProbe(const RdmaRxInfo& info)
   if (probe.IsRequest())
   {
     probe.SetType(MrcProbeHeader::Response);
-    FabricPacketSpec spec = m_qp.ControlSpec(MrcQueuePair::kOpProbe, m_qp.Nic().PlaneOfPort(info.port), info.frame.srcPort);
-    m_qp.Nic().SendControl(MakeControlFrame(spec, probe), info.port);
+    FabricPacketSpec spec = Qp().ControlSpec(MrcQueuePair::kOpProbe, Qp().Nic().PlaneOfPort(info.port), info.frame.srcPort);
+    Qp().Nic().SendControl(MakeControlFrame(spec, probe), info.port);
     return;
   }
   const uint16_t id = probe.GetEv();
@@ -394,7 +394,7 @@ MrcEvTable::HandleProbe(const RdmaRxInfo& info)
     std::find_if(probes.probing.begin(), probes.probing.end(), [&](const Probing& p) { return p.id == id; }));
   Lists& lists = MakeLists();
   lists.backups[port].push_back(id);
-  const uint32_t target = std::max<uint32_t>(1, m_qp.EvCount() / m_qp.Nic().NumPorts());
+  const uint32_t target = std::max<uint32_t>(1, Qp().EvCount() / Qp().Nic().NumPorts());
   while (lists.active[port].size() < target && !lists.backups[port].empty())
   {
     size_t before = lists.active[port].size();
@@ -402,7 +402,7 @@ MrcEvTable::HandleProbe(const RdmaRxInfo& info)
     if (lists.active[port].size() == before)
       break;
   }
-  m_qp.WakeAllPorts();
+  Qp().WakeAllPorts();
 }
 
 } // namespace ns3

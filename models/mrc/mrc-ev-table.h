@@ -35,7 +35,7 @@ class MrcQueuePair;
 class MrcEvTable
 {
 public:
-  explicit MrcEvTable(MrcQueuePair& qp) : m_qp(qp) {}
+  MrcEvTable() = default;
   MrcEvTable(const MrcEvTable&) = delete;
   MrcEvTable& operator=(const MrcEvTable&) = delete;
 
@@ -118,6 +118,9 @@ public:
   uint32_t ProbesSent() const { return m_probeSeq; }
 
 private:
+  /// \brief The QP this part is a member of, found from where the part sits in it (no
+  /// reference kept: 8 bytes a part, millions of QPs). Defined in mrc-queue-pair.h.
+  inline MrcQueuePair& Qp() const;
   /// The active and backup EVs of each NIC port, in order, once they differ from the ranges the
   /// table starts with (the first PerPlane EVs of a port active, the rest backups, in id order):
   /// made at the first EV that leaves or joins a list (most QPs never have one).
@@ -140,7 +143,6 @@ private:
   static const uint16_t* Ids();
 
   // What the QP's NextPacket reads first (the QP keeps it in its hot lines).
-  MrcQueuePair& m_qp;
   uint64_t m_portUp = 0;      ///< local NIC ports, a bit each (a NIC has at most 64)
   uint64_t m_peerPlaneUp = 0; ///< by NIC port index (same plane at the peer), a bit each
   std::unique_ptr<Lists> m_lists; ///< null while every port has its first ranges

@@ -20,8 +20,8 @@ void
 MrcLossDetector::Start(Time baseRtt)
 {
   m_srtt = baseRtt;
-  m_rto = m_qp.RtoBase();
-  const uint32_t bits = m_qp.SendTimeBits();
+  m_rto = Qp().RtoBase();
+  const uint32_t bits = Qp().SendTimeBits();
   m_farSend = bits >= 32 ? UINT32_MAX : (1u << bits) - 1;
 }
 
@@ -62,13 +62,13 @@ LossCauseName(MrcLossCause cause)
 bool
 MrcLossDetector::DeclareLost(uint64_t seq, MrcLossCause cause)
 {
-  MrcSender& sender = m_qp.Sender();
+  MrcSender& sender = Qp().Sender();
   if (!sender.Tracked(seq) || sender.Tx(seq).acked || sender.Tx(seq).lost)
   {
     return false;
   }
   MrcTxState& t = sender.Tx(seq);
-  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": PSN " << (seq & kPsnMask) << " on EV " << t.ev << " lost ("
+  NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": PSN " << (seq & kPsnMask) << " on EV " << t.ev << " lost ("
                      << LossCauseName(cause) << ")");
   // The packet's own state: out of flight, waiting in the resend set (a trimmed one for window
   // room, MrcSender::NextPacket).
@@ -91,12 +91,12 @@ MrcLossDetector::DeclareLost(uint64_t seq, MrcLossCause cause)
     break;
   }
   sender.CongestionControl().OnLoss();
-  m_qp.EvTable().OnLoss(t.ev);
-  m_qp.ReportPathLoss(seq, cause == MrcLossCause::Rack);
-  if (cause != MrcLossCause::Probe && ++again.retries > m_qp.RetryLimit())
+  Qp().EvTable().OnLoss(t.ev);
+  Qp().ReportPathLoss(seq, cause == MrcLossCause::Rack);
+  if (cause != MrcLossCause::Probe && ++again.retries > Qp().RetryLimit())
   {
-    m_qp.FailQp("PSN " + std::to_string(seq & kPsnMask) + " lost " + std::to_string(again.retries) +
-                " times (retry limit " + std::to_string(m_qp.RetryLimit()) + ")");
+    Qp().FailQp("PSN " + std::to_string(seq & kPsnMask) + " lost " + std::to_string(again.retries) +
+                " times (retry limit " + std::to_string(Qp().RetryLimit()) + ")");
   }
   return true;
 }
@@ -105,7 +105,7 @@ template <typename Pred>
 void
 MrcLossDetector::ResendInFlight(Pred onPath)
 {
-  MrcSender& sender = m_qp.Sender();
+  MrcSender& sender = Qp().Sender();
   for (uint64_t s = sender.Base(); s < sender.SndNxt(); ++s)
   {
     const MrcTxState& t = sender.Tx(s);
@@ -125,14 +125,14 @@ MrcLossDetector::ResendInFlightOnEv(uint16_t id)
 void
 MrcLossDetector::ResendInFlightOnPort(uint16_t port)
 {
-  const MrcEvTable& evs = m_qp.EvTable();
+  const MrcEvTable& evs = Qp().EvTable();
   ResendInFlight([&](const MrcTxState& t) { return evs.PortOfEv(t.ev) == port; });
 }
 
 Time
 MrcLossDetector::SentAt(uint64_t seq) const
 {
-  const uint32_t after = m_qp.Sender().Tx(seq).sentAfterBase;
+  const uint32_t after = Qp().Sender().Tx(seq).sentAfterBase;
   return after == FarSend() ? m_losses->farSends.at(seq) : SentAfterBase(after);
 }
 
@@ -144,7 +144,7 @@ MrcLossDetector::SetSentAt(uint64_t seq, Time now)
     RebaseSendTimes(now, seq);
   }
   ForgetFarSend(seq); // if it had a far send (not read from the slot: that would be a load)
-  m_qp.Sender().Tx(seq).sentAfterBase = static_cast<uint32_t>((now - m_sentBase).GetTimeStep());
+  Qp().Sender().Tx(seq).sentAfterBase = static_cast<uint32_t>((now - m_sentBase).GetTimeStep());
 }
 
 void
@@ -152,7 +152,7 @@ MrcLossDetector::RebaseSendTimes(Time now, uint64_t sending)
 {
   // Rare: once per half span at most (2.1 ms of a QP's sending), a pass over the TX ring. Acked
   // packets there keep their times too: a late SACK naming one reads it (MrcSender::HandleSack).
-  MrcSender& sender = m_qp.Sender();
+  MrcSender& sender = Qp().Sender();
   const Time base = now - TimeStep(int64_t(FarSend() / 2));
   for (uint64_t s = sender.Base(); s < sender.SndNxt(); ++s)
   {
@@ -174,7 +174,7 @@ MrcLossDetector::RebaseSendTimes(Time now, uint64_t sending)
   }
   m_sentBase = base;
   ++m_sendTimeRebases;
-  NS_LOG_LOGIC("QP " << m_qp.GetQpn() << ": send times rebased to " << base);
+  NS_LOG_LOGIC("QP " << Qp().GetQpn() << ": send times rebased to " << base);
 }
 
 void
@@ -189,7 +189,7 @@ MrcLossDetector::ForgetFarSend(uint64_t seq)
 bool
 MrcLossDetector::FrontIsFirstSend() const
 {
-  return m_firstSend < m_qp.Sender().SndNxt() && (m_resends.empty() || m_firstSend < m_resends.front().firstSendsBefore);
+  return m_firstSend < Qp().Sender().SndNxt() && (m_resends.empty() || m_firstSend < m_resends.front().firstSendsBefore);
 }
 
 bool
@@ -198,7 +198,7 @@ MrcLossDetector::PruneSendOrder()
   // A first send is outstanding until its packet is acknowledged, declared lost or resent; none
   // of these is undone, so m_firstSend only moves forward. All below the TX ring's base are
   // acknowledged.
-  const MrcSender& sender = m_qp.Sender();
+  const MrcSender& sender = Qp().Sender();
   m_firstSend = std::max(m_firstSend, sender.Base());
   while (m_firstSend < sender.SndNxt())
   {
@@ -242,8 +242,8 @@ void
 MrcLossDetector::DetectLosses(Time ackedSentAt)
 {
   // Sends are in time order, so only the front counts.
-  const Time window = m_qp.ReorderWindow();
-  while (!m_qp.IsInError() && PruneSendOrder() && SentAt(FrontSeq()) + window < ackedSentAt)
+  const Time window = Qp().ReorderWindow();
+  while (!Qp().IsInError() && PruneSendOrder() && SentAt(FrontSeq()) + window < ackedSentAt)
   {
     const uint64_t s = FrontSeq();
     PopFront();
@@ -260,7 +260,7 @@ MrcLossDetector::SampleRtt(Time rtt)
 Time
 MrcLossDetector::ProbeTimeout() const
 {
-  return m_srtt * m_qp.LossProbeRtts() + m_qp.SackDelay();
+  return m_srtt * Qp().LossProbeRtts() + Qp().SackDelay();
 }
 
 void
@@ -273,26 +273,26 @@ MrcLossDetector::ArmTimer()
     return;
   }
   Time at = SentAt(FrontSeq()) + m_rto;
-  if (m_qp.LossProbeRtts() > 0)
+  if (Qp().LossProbeRtts() > 0)
   {
     at = std::min(at, m_lastProgress + ProbeTimeout());
   }
   at = std::max(at, Simulator::Now());
   m_timer.Cancel();
-  m_timer = m_qp.ScheduleTimer(at - Simulator::Now(), &MrcLossDetector::OnTimer, this);
+  m_timer = Qp().ScheduleTimer(at - Simulator::Now(), &MrcLossDetector::OnTimer, this);
 }
 
 void
 MrcLossDetector::OnTimer()
 {
   m_timer.Clear();
-  if (m_qp.IsInError())
+  if (Qp().IsInError())
   {
     return;
   }
   const Time now = Simulator::Now();
   bool fired = false;
-  while (!m_qp.IsInError() && PruneSendOrder() && SentAt(FrontSeq()) + m_rto <= now)
+  while (!Qp().IsInError() && PruneSendOrder() && SentAt(FrontSeq()) + m_rto <= now)
   {
     const uint64_t s = FrontSeq();
     PopFront();
@@ -303,20 +303,20 @@ MrcLossDetector::OnTimer()
   {
     ++m_timeouts;
     m_rto = m_rto * 2; // backoff until something is acknowledged
-    NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": retransmission timeout " << m_timeouts << ", next after " << m_rto);
-    m_qp.WakeAllPorts();
+    NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": retransmission timeout " << m_timeouts << ", next after " << m_rto);
+    Qp().WakeAllPorts();
   }
-  else if (m_qp.LossProbeRtts() > 0 && now >= m_lastProgress + ProbeTimeout() && PruneSendOrder())
+  else if (Qp().LossProbeRtts() > 0 && now >= m_lastProgress + ProbeTimeout() && PruneSendOrder())
   {
     // Silence while packets are outstanding: nothing later will be acknowledged to reveal a lost
     // tail. The oldest goes again on another EV; a SACK of it declares the others lost (RACK).
     const uint64_t s = FrontSeq();
-    NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": tail-loss probe resends PSN " << (s & kPsnMask));
+    NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": tail-loss probe resends PSN " << (s & kPsnMask));
     PopFront();
     DeclareLost(s, MrcLossCause::Probe);
     ++m_lossProbes;
     m_lastProgress = now;
-    m_qp.WakeAllPorts();
+    Qp().WakeAllPorts();
   }
   ArmTimer();
 }

@@ -44,7 +44,7 @@ enum class MrcLossCause : uint8_t
 class MrcLossDetector
 {
 public:
-  explicit MrcLossDetector(MrcQueuePair& qp) : m_qp(qp) {}
+  MrcLossDetector() = default;
   MrcLossDetector(const MrcLossDetector&) = delete;
   MrcLossDetector& operator=(const MrcLossDetector&) = delete;
 
@@ -161,6 +161,9 @@ public:
   uint32_t SendTimeRebases() const { return m_sendTimeRebases; }
 
 private:
+  /// \brief The QP this part is a member of, found from where the part sits in it (no
+  /// reference kept: 8 bytes a part, millions of QPs). Defined in mrc-queue-pair.h.
+  inline MrcQueuePair& Qp() const;
   /// Outstanding sends in time order serve both RACK-style loss detection and the timer in
   /// amortised O(1) per packet: the oldest is at the front. First sends go in sequence order,
   /// so they need no record: m_firstSend walks the TX ring, skipping packets acknowledged,
@@ -226,7 +229,6 @@ private:
   void SampleRtt(Time rtt);
 
   // What the sender's NextPacket reads (the QP keeps it in its hot lines).
-  MrcQueuePair& m_qp;
   std::unique_ptr<Losses> m_losses;
   /// The TX ring's send times count from here (MrcTxState::SentAfterBase). It moves up when a
   /// send would be FarSend() steps after it or more (2^32 - 1: 4.3 ms in picoseconds), to half

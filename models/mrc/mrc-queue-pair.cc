@@ -176,8 +176,8 @@ MrcQueuePair::CheckLayout()
   static_assert(offsetof(MrcQueuePair, m_setUp) < 2 * kLine, "the parts start in line 1, after the base class");
   static_assert(offsetof(MrcQueuePair, m_loss) + MrcLossDetector::HotEnd() <= 5 * kLine,
                 "the sender's and loss detector's hot members must end within line 4");
-  static_assert(offsetof(MrcQueuePair, m_evTable) + 3 * sizeof(uint64_t) <= 6 * kLine,
-                "the EV table's port status (after its QP reference) must be in line 5");
+  static_assert(offsetof(MrcQueuePair, m_evTable) + 2 * sizeof(uint64_t) <= 6 * kLine,
+                "the EV table's port status (its first members) must be in line 5");
 }
 #pragma GCC diagnostic pop
 

@@ -43,6 +43,8 @@
 #include "ns3/abort.h"
 #include "ns3/event-id.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -225,10 +227,10 @@ private:
   // the configuration follow. Reordering these members or the parts' hot members moves lines:
   // keep the mask naming them.
   bool m_setUp = false;
-  MrcSender m_sender{ *this };
-  MrcLossDetector m_loss{ *this };
-  MrcEvTable m_evTable{ *this };
-  MrcReceiver m_receiver{ *this };
+  MrcSender m_sender;
+  MrcLossDetector m_loss;
+  MrcEvTable m_evTable;
+  MrcReceiver m_receiver;
 
   uint32_t m_peerNode = kNoPeer;
   Ptr<MrcPathHealth> m_health; ///< the NIC's, with HealthScope per-nic in SRv6 mode
@@ -270,16 +272,46 @@ private:
 
 // Inline services of the parts that need the QP complete.
 
+// A part's QP: the part is a member at a fixed offset. offsetof on a class with virtual
+// functions is conditionally supported; GCC supports it for a class without virtual bases, as
+// MrcQueuePair is (and CheckLayout relies on it too).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+inline MrcQueuePair&
+MrcSender::Qp() const
+{
+  return *reinterpret_cast<MrcQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(MrcQueuePair, m_sender));
+}
+
+inline MrcQueuePair&
+MrcLossDetector::Qp() const
+{
+  return *reinterpret_cast<MrcQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(MrcQueuePair, m_loss));
+}
+
+inline MrcQueuePair&
+MrcEvTable::Qp() const
+{
+  return *reinterpret_cast<MrcQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(MrcQueuePair, m_evTable));
+}
+
+inline MrcQueuePair&
+MrcReceiver::Qp() const
+{
+  return *reinterpret_cast<MrcQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(MrcQueuePair, m_receiver));
+}
+#pragma GCC diagnostic pop
+
 inline uint16_t
 MrcSender::TxPort(const MrcTxState& t) const
 {
-  return m_qp.EvTable().PortOfEv(t.ev);
+  return Qp().EvTable().PortOfEv(t.ev);
 }
 
 inline void
 MrcLossDetector::OnAcked(Time now, bool fresh, Time rtt)
 {
-  m_rto = m_qp.RtoBase();
+  m_rto = Qp().RtoBase();
   m_lastProgress = now;
   if (fresh)
   {

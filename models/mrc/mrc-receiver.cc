@@ -95,11 +95,11 @@ MrcReceiver::HandleData(const RdmaRxInfo& info)
 {
   const FabricFrame& f = info.frame;
   const uint16_t ev = EvEntropy::Decode(f.srcPort);
-  if (f.Dscp() == m_qp.TrimmedDscp())
+  if (f.Dscp() == Qp().TrimmedDscp())
   {
     // Only the headers arrived: ask for it again now, and acknowledge what is held for
     // coalescing, so that the sender's window is not held by packets already here.
-    NS_LOG_LOGIC("QP " << m_qp.GetQpn() << ": PSN " << f.psn << " trimmed on EV " << ev << ", NACK");
+    NS_LOG_LOGIC("QP " << Qp().GetQpn() << ": PSN " << f.psn << " trimmed on EV " << ev << ", NACK");
     FlushSack();
     SendNack(f.psn, ev, info.port);
     return;
@@ -117,7 +117,7 @@ MrcReceiver::HandleData(const RdmaRxInfo& info)
   }
   RoceRethHeader reth;
   ReadInner(f, reth);
-  const uint64_t mtu = m_qp.Nic().Mtu();
+  const uint64_t mtu = Qp().Nic().Mtu();
   const uint64_t firstSeq = seq - reth.GetVirtualAddress() / mtu;
   if (!m_rxMessages)
   {
@@ -145,7 +145,7 @@ MrcReceiver::HandleData(const RdmaRxInfo& info)
          messages.begin()->second.received == messages.begin()->second.packets)
   {
     const RxMessage& done = messages.begin()->second;
-    m_qp.RecvComplete(m_rxMessageId++, done.bytes, done.firstArrival);
+    Qp().RecvComplete(m_rxMessageId++, done.bytes, done.firstArrival);
     m_nextRxMessage += done.packets;
     messages.erase(messages.begin());
     ended = true;
@@ -154,7 +154,7 @@ MrcReceiver::HandleData(const RdmaRxInfo& info)
   {
     ReleaseIdle();
   }
-  if (ecn || !inOrder || ended || f.ackRequest || ++m_sinceSack >= m_qp.SackEvery())
+  if (ecn || !inOrder || ended || f.ackRequest || ++m_sinceSack >= Qp().SackEvery())
   {
     SendSack(seq, ev, ecn, info.port);
     return;
@@ -165,7 +165,7 @@ MrcReceiver::HandleData(const RdmaRxInfo& info)
   if (!m_sackTimerArmed)
   {
     m_sackTimerArmed = true; // a flag, not IsRunning(): that asks the simulator, per packet
-    m_sackTimer = m_qp.ScheduleTimer(m_qp.SackDelay(), &MrcReceiver::OnSackTimer, this);
+    m_sackTimer = Qp().ScheduleTimer(Qp().SackDelay(), &MrcReceiver::OnSackTimer, this);
   }
 }
 
@@ -220,9 +220,9 @@ MrcReceiver::SendSack(uint64_t seq, uint16_t ev, bool ecn, uint16_t port)
   sack.SetEcnEcho(ecn);
   sack.SetTimestampEcho(static_cast<uint32_t>(Simulator::Now().GetNanoSeconds()));
   FabricPacketSpec spec =
-    m_qp.ControlSpec(MrcQueuePair::kOpSack, m_qp.Nic().PlaneOfPort(port), EvEntropy::Encode(ev));
+    Qp().ControlSpec(MrcQueuePair::kOpSack, Qp().Nic().PlaneOfPort(port), EvEntropy::Encode(ev));
   spec.psn = static_cast<uint32_t>(seq & kPsnMask);
-  m_qp.Nic().SendControl(MakeControlFrame(spec, sack), port);
+  Qp().Nic().SendControl(MakeControlFrame(spec, sack), port);
 }
 
 void
@@ -233,9 +233,9 @@ MrcReceiver::SendNack(uint32_t psn, uint16_t ev, uint16_t port)
   nack.SetReason(MrcNackHeader::Trimmed);
   nack.SetEchoedEv(ev);
   FabricPacketSpec spec =
-    m_qp.ControlSpec(MrcQueuePair::kOpNack, m_qp.Nic().PlaneOfPort(port), EvEntropy::Encode(ev));
+    Qp().ControlSpec(MrcQueuePair::kOpNack, Qp().Nic().PlaneOfPort(port), EvEntropy::Encode(ev));
   spec.psn = psn;
-  m_qp.Nic().SendControl(MakeControlFrame(spec, nack), port);
+  Qp().Nic().SendControl(MakeControlFrame(spec, nack), port);
 }
 
 } // namespace ns3

@@ -26,7 +26,7 @@ class MrcQueuePair;
 class MrcReceiver
 {
 public:
-  explicit MrcReceiver(MrcQueuePair& qp) : m_qp(qp) {}
+  MrcReceiver() = default;
   MrcReceiver(const MrcReceiver&) = delete;
   MrcReceiver& operator=(const MrcReceiver&) = delete;
 
@@ -37,6 +37,9 @@ public:
   uint64_t SacksSent() const { return m_sacksSent; }
 
 private:
+  /// \brief The QP this part is a member of, found from where the part sits in it (no
+  /// reference kept: 8 bytes a part, millions of QPs). Defined in mrc-queue-pair.h.
+  inline MrcQueuePair& Qp() const;
   struct RxMessage
   {
     uint64_t packets = 0;
@@ -59,7 +62,6 @@ private:
   void OnSackTimer();
   void SendNack(uint32_t psn, uint16_t ev, uint16_t port);
 
-  MrcQueuePair& m_qp;
   uint64_t m_cum = 0; ///< all below received
   /// A bit ring over [m_cum, m_cum + 64 * size): whether each packet there was received.
   std::vector<uint64_t> m_received;

@@ -34,7 +34,7 @@ MrcSender::PacketBytes(const Message& m, uint64_t seq) const
 uint32_t
 MrcSender::PayloadOf(const Message& m, uint64_t seq) const
 {
-  const uint64_t mtu = m_qp.Nic().Mtu();
+  const uint64_t mtu = Qp().Nic().Mtu();
   return static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - (seq - m.firstSeq) * mtu));
 }
 
@@ -67,19 +67,19 @@ MrcSender::PortShare() const
   // The window is split evenly over the ports that can carry data: the NIC visits ports one
   // after another, and without a share the first port visited after an ACK would take all the
   // window that ACK opened, loading one plane and starving the others.
-  const uint32_t usable = m_qp.EvTable().UsablePorts();
-  const uint64_t mtu = m_qp.Nic().Mtu();
+  const uint32_t usable = Qp().EvTable().UsablePorts();
+  const uint64_t mtu = Qp().Nic().Mtu();
   return std::max<uint64_t>(mtu, m_cc->GetWindow() / std::max<uint32_t>(usable, 1));
 }
 
 uint64_t
 MrcSender::PostWrite(uint64_t bytes)
 {
-  RdmaNic& nic = m_qp.Nic();
+  RdmaNic& nic = Qp().Nic();
   const uint64_t mtu = nic.Mtu();
-  if (m_sndNxt == m_totalSeq && m_qp.LossDetector().NothingToResend())
+  if (m_sndNxt == m_totalSeq && Qp().LossDetector().NothingToResend())
   {
-    nic.JoinTail(&m_qp); // nothing was left to send
+    nic.JoinTail(&Qp()); // nothing was left to send
   }
   Message m{ m_nextMessageId++, bytes, m_totalSeq, (bytes + mtu - 1) / mtu, 0, Simulator::Now() };
   m_totalSeq += m.packets;
@@ -97,14 +97,14 @@ MrcSender::MessageOf(uint64_t seq)
 FramePtr
 MrcSender::BuildData(const Message& m, uint64_t seq, uint16_t ev, int plane, bool ackRequest)
 {
-  RdmaNic& nic = m_qp.Nic();
+  RdmaNic& nic = Qp().Nic();
   const uint64_t index = seq - m.firstSeq;
   const uint64_t mtu = nic.Mtu();
   const uint32_t payload = PayloadOf(m, seq);
   const bool first = index == 0;
   const bool last = index + 1 == m.packets;
-  FabricPacketSpec spec = m_qp.DataSpec(plane, EvEntropy::Encode(ev), seq, first, last);
-  spec.usids = m_qp.EvTable().EvUsids(ev);
+  FabricPacketSpec spec = Qp().DataSpec(plane, EvEntropy::Encode(ev), seq, first, last);
+  spec.usids = Qp().EvTable().EvUsids(ev);
   spec.ackRequest = last || ackRequest;
   spec.payloadBytes = payload;
   // Every packet carries its place in the message: offset and the message's length.
@@ -114,9 +114,9 @@ MrcSender::BuildData(const Message& m, uint64_t seq, uint16_t ev, int plane, boo
 FramePtr
 MrcSender::NextPacket(uint16_t port, Time* retryAt)
 {
-  RdmaNic& nic = m_qp.Nic();
-  MrcLossDetector& loss = m_qp.LossDetector();
-  MrcEvTable& evs = m_qp.EvTable();
+  RdmaNic& nic = Qp().Nic();
+  MrcLossDetector& loss = Qp().LossDetector();
+  MrcEvTable& evs = Qp().EvTable();
   // Nothing to send, new or again: the NIC visits every QP of a port (with many peers, most have
   // nothing), so this comes before the window's arithmetic.
   if (m_sndNxt >= m_totalSeq && loss.NothingToResend())
@@ -192,7 +192,7 @@ MrcSender::NextPacket(uint16_t port, Time* retryAt)
     m_cc->OnSent(bytes, now);
   }
   loss.OnProgress(now);
-  m_qp.TraceDataSent(static_cast<uint32_t>(seq & kPsnMask), ev, plane, resend);
+  Qp().TraceDataSent(static_cast<uint32_t>(seq & kPsnMask), ev, plane, resend);
   loss.ArmIfIdle();
   return p;
 }
@@ -214,7 +214,7 @@ MrcSender::Ack(uint64_t seq, uint64_t& newlyAcked)
   const uint32_t bytes = PacketBytes(m, seq);
   if (t.lost)
   {
-    m_qp.LossDetector().Arrived(seq); // it arrived after all
+    Qp().LossDetector().Arrived(seq); // it arrived after all
   }
   else
   {
@@ -227,7 +227,7 @@ MrcSender::Ack(uint64_t seq, uint64_t& newlyAcked)
 void
 MrcSender::HandleSack(const RdmaRxInfo& info)
 {
-  MrcLossDetector& loss = m_qp.LossDetector();
+  MrcLossDetector& loss = Qp().LossDetector();
   MrcSackHeader sack;
   ReadInner(info.frame, sack);
   const Time now = Simulator::Now();
@@ -260,7 +260,7 @@ MrcSender::HandleSack(const RdmaRxInfo& info)
   }
   Ack(ackedSeq, newly);
 
-  m_qp.EvTable().OnSack(sack.GetEchoedEv(), sack.GetEcnEcho());
+  Qp().EvTable().OnSack(sack.GetEchoedEv(), sack.GetEcnEcho());
   if (newly > 0)
   {
     m_cc->OnAck(newly, fresh ? rtt : m_baseRtt, sack.GetEcnEcho());
@@ -285,7 +285,7 @@ MrcSender::HandleSack(const RdmaRxInfo& info)
   while (!m_messages.empty() && m_messages.front().acked == m_messages.front().packets)
   {
     const Message& m = m_messages.front();
-    m_qp.SendComplete(m.id, m.bytes, m.posted);
+    Qp().SendComplete(m.id, m.bytes, m.posted);
     m_messages.pop_front();
   }
   if (m_messages.empty() && m_tx.empty())
@@ -294,11 +294,11 @@ MrcSender::HandleSack(const RdmaRxInfo& info)
     m_messages.clear();
     m_tx.clear();
   }
-  if (m_qp.IsInError())
+  if (Qp().IsInError())
   {
     return;
   }
-  m_qp.WakeAllPorts();
+  Qp().WakeAllPorts();
 }
 
 void
@@ -308,13 +308,13 @@ MrcSender::HandleNack(const RdmaRxInfo& info)
   ReadInner(info.frame, nack);
   ++m_nacksReceived;
   const uint64_t seq = MrcUnwrapPsn(nack.GetPsn(), m_base);
-  m_qp.EvTable().OnTrim(nack.GetEchoedEv()); // feedback on the path, as a SACK's ECN echo
+  Qp().EvTable().OnTrim(nack.GetEchoedEv()); // feedback on the path, as a SACK's ECN echo
   // Resent as soon as the window allows: no timeout. A NACK of a packet acknowledged or already
   // declared lost changes nothing more.
-  if (m_qp.LossDetector().DeclareLost(seq, MrcLossCause::Trim))
+  if (Qp().LossDetector().DeclareLost(seq, MrcLossCause::Trim))
   {
-    NS_LOG_LOGIC("QP " << m_qp.GetQpn() << ": PSN " << nack.GetPsn() << " trimmed on EV " << nack.GetEchoedEv());
-    m_qp.WakeAllPorts();
+    NS_LOG_LOGIC("QP " << Qp().GetQpn() << ": PSN " << nack.GetPsn() << " trimmed on EV " << nack.GetEchoedEv());
+    Qp().WakeAllPorts();
   }
 }
 

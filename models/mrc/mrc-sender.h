@@ -56,7 +56,7 @@ public:
   static constexpr uint32_t kDataHeaderBytes =
     Ipv6UsidHeader::kSize + RoceUdpHeader::kSize + RoceBthHeader::kSize + RoceRethHeader::kSize;
 
-  explicit MrcSender(MrcQueuePair& qp) : m_qp(qp) {}
+  MrcSender() = default;
   MrcSender(const MrcSender&) = delete;
   MrcSender& operator=(const MrcSender&) = delete;
 
@@ -97,6 +97,9 @@ public:
   uint64_t NacksReceived() const { return m_nacksReceived; }
 
 private:
+  /// \brief The QP this part is a member of, found from where the part sits in it (no
+  /// reference kept: 8 bytes a part, millions of QPs). Defined in mrc-queue-pair.h.
+  inline MrcQueuePair& Qp() const;
   struct Message
   {
     uint64_t id;
@@ -123,7 +126,6 @@ private:
   Message& MessageOf(uint64_t seq);
 
   // What NextPacket reads first (the QP keeps it in its hot lines).
-  MrcQueuePair& m_qp;
   Ptr<MrcCongestionControl> m_cc;
   uint64_t m_inflight = 0;
   /// By NIC port (NumPorts of them): at most a window, far below 4 GiB (AddInflight checks).
