@@ -70,8 +70,8 @@ protected:
   void SetNotBefore(Time at) { m_notBefore = at; }
 
 private:
+  bool m_paces = false; ///< first: it fits beside the LightObject's type id
   Time m_notBefore;
-  bool m_paces = false;
 };
 
 } // namespace ns3

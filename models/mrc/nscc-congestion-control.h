@@ -73,19 +73,20 @@ private:
     TracedCallback<uint64_t, uint64_t> window;
   };
   std::unique_ptr<Traces> m_traces;
-  uint32_t m_mtu = 4096; ///< the QP's MTU (Init)
 
+  // The 8-byte members, then the small ones together (one per QP: no padding between them).
   Time m_baseRtt;
   uint64_t m_bdp = 0;
   uint64_t m_window = 0;
   Time m_lastDecrease;
-  bool m_decreasedOnce = false;
-  bool m_acking = false;   ///< an ACK has come
-  bool m_measured = false; ///< a whole base-RTT interval of acknowledged bytes was counted
-  Time m_windowStart;      ///< start of the current base-RTT interval of acknowledged bytes
+  Time m_windowStart; ///< start of the current base-RTT interval of acknowledged bytes
   uint64_t m_ackedInWindow = 0;
   uint64_t m_ackedLastWindow = 0;
   Time m_lastQuickAdapt;
+  uint32_t m_mtu = 4096; ///< the QP's MTU (Init)
+  bool m_decreasedOnce = false;
+  bool m_acking = false;   ///< an ACK has come
+  bool m_measured = false; ///< a whole base-RTT interval of acknowledged bytes was counted
   bool m_adaptedOnce = false;
 };
 
