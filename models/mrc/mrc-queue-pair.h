@@ -275,31 +275,24 @@ private:
 // A part's QP: the part is a member at a fixed offset. offsetof on a class with virtual
 // functions is conditionally supported; GCC supports it for a class without virtual bases, as
 // MrcQueuePair is (and CheckLayout relies on it too).
+namespace mrcdetail
+{
+/// \brief The QP that holds `part` `offset` bytes from its start.
+inline MrcQueuePair&
+QpAt(const void* part, std::size_t offset)
+{
+  return *reinterpret_cast<MrcQueuePair*>(reinterpret_cast<uintptr_t>(part) - offset);
+}
+} // namespace mrcdetail
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
-inline MrcQueuePair&
-MrcSender::Qp() const
-{
-  return *reinterpret_cast<MrcQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(MrcQueuePair, m_sender));
-}
-
-inline MrcQueuePair&
-MrcLossDetector::Qp() const
-{
-  return *reinterpret_cast<MrcQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(MrcQueuePair, m_loss));
-}
-
-inline MrcQueuePair&
-MrcEvTable::Qp() const
-{
-  return *reinterpret_cast<MrcQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(MrcQueuePair, m_evTable));
-}
-
-inline MrcQueuePair&
-MrcReceiver::Qp() const
-{
-  return *reinterpret_cast<MrcQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(MrcQueuePair, m_receiver));
-}
+// clang-format off
+inline MrcQueuePair& MrcSender::Qp() const { return mrcdetail::QpAt(this, offsetof(MrcQueuePair, m_sender)); }
+inline MrcQueuePair& MrcLossDetector::Qp() const { return mrcdetail::QpAt(this, offsetof(MrcQueuePair, m_loss)); }
+inline MrcQueuePair& MrcEvTable::Qp() const { return mrcdetail::QpAt(this, offsetof(MrcQueuePair, m_evTable)); }
+inline MrcQueuePair& MrcReceiver::Qp() const { return mrcdetail::QpAt(this, offsetof(MrcQueuePair, m_receiver)); }
+// clang-format on
 #pragma GCC diagnostic pop
 
 inline uint16_t
