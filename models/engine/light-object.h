@@ -1,5 +1,5 @@
 // A base for the objects a run makes one of per queue pair (the QP itself, an MRC QP's congestion
-// controller and EV selector), millions in a large run. ns3::Object would give each an
+// controller and EV selector, a RoCEv2 QP's DCQCN rate control), millions in a large run. ns3::Object would give each an
 // aggregation list (a separate allocation) and fields for aggregation, disposal and
 // initialisation that such an object never uses: about 50 bytes each. A LightObject keeps
 // what they do use: a type with attributes (Config::SetDefault, SetAttribute and
