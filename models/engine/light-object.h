@@ -1,7 +1,7 @@
 // A base for the objects a run makes one of per queue pair (the QP itself, an MRC QP's congestion
-// controller and EV selector, a RoCEv2 QP's DCQCN rate control), millions in a large run. ns3::Object would give each an
-// aggregation list (a separate allocation) and fields for aggregation, disposal and
-// initialisation that such an object never uses: about 50 bytes each. A LightObject keeps
+// controller and EV selector, a RoCEv2 QP's DCQCN rate control), millions in a large run.
+// ns3::Object would give each an aggregation list (a separate allocation) and fields for
+// aggregation, disposal and initialisation that such an object never uses: about 50 bytes each. A LightObject keeps
 // what they do use: a type with attributes (Config::SetDefault, SetAttribute and
 // GetAttribute work as for an Object), trace sources, and a reference count for Ptr. It is made
 // by LightObject<T>::Build (from a TypeId, as ObjectFactory makes an Object), CreateLight (as

@@ -376,7 +376,8 @@ MrcEvTable::HandleProbe(const RdmaRxInfo& info)
   if (probe.IsRequest())
   {
     probe.SetType(MrcProbeHeader::Response);
-    FabricPacketSpec spec = Qp().ControlSpec(MrcQueuePair::kOpProbe, Qp().Nic().PlaneOfPort(info.port), info.frame.srcPort);
+    FabricPacketSpec spec =
+      Qp().ControlSpec(MrcQueuePair::kOpProbe, Qp().Nic().PlaneOfPort(info.port), info.frame.srcPort);
     Qp().Nic().SendControl(MakeControlFrame(spec, probe), info.port);
     return;
   }

@@ -189,7 +189,8 @@ MrcLossDetector::ForgetFarSend(uint64_t seq)
 bool
 MrcLossDetector::FrontIsFirstSend() const
 {
-  return m_firstSend < Qp().Sender().SndNxt() && (m_resends.empty() || m_firstSend < m_resends.front().firstSendsBefore);
+  return m_firstSend < Qp().Sender().SndNxt() &&
+         (m_resends.empty() || m_firstSend < m_resends.front().firstSendsBefore);
 }
 
 bool

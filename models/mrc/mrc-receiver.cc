@@ -162,9 +162,8 @@ MrcReceiver::HandleData(const RdmaRxInfo& info)
   m_heldSeq = seq;
   m_heldEv = ev;
   m_heldPort = info.port;
-  if (!m_sackTimerArmed)
+  if (!m_sackTimer.IsPending())
   {
-    m_sackTimerArmed = true; // a flag, not IsRunning(): that asks the simulator, per packet
     m_sackTimer = Qp().ScheduleTimer(Qp().SackDelay(), &MrcReceiver::OnSackTimer, this);
   }
 }
@@ -201,7 +200,6 @@ void
 MrcReceiver::OnSackTimer()
 {
   // Armed by the first packet held after a SACK: what is still held has waited at most SackDelay.
-  m_sackTimerArmed = false;
   m_sackTimer.Clear();
   FlushSack();
 }

@@ -74,7 +74,6 @@ private:
   uint64_t m_heldSeq = 0;
   uint16_t m_heldEv = 0;
   uint16_t m_heldPort = 0;
-  bool m_sackTimerArmed = false;
   EventHandle m_sackTimer; ///< bounds how long a received packet waits for its SACK (SackDelay)
   uint64_t m_sacksSent = 0;
 };
