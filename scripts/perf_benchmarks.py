@@ -53,6 +53,35 @@ def moe_step_figures():
     return f
 
 
+def moe_step_g64_figures(t):
+    """The step with expert groups of 64, one transport: the whole process, then the transport's
+    time, the connections it made and the time making them took, its events and events per second,
+    and its results (every message delivered, the step's completion, each workload's mean against
+    its ideal)."""
+    f = {"wall_s": ("wall", "{:.0f} s"), "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
+         "transport_s": ("summary.wall_clock.%s.seconds" % t, "{:.0f} s"),
+         "connections": ("summary.wall_clock.%s.connections" % t, "{:.0f}"),
+         "connect_s": ("summary.wall_clock.%s.connect_seconds" % t, "{:.1f} s"),
+         "events_m": ("summary.runs.%s.events" % t, "{:.1f} M", 1e6),
+         "events_per_s": ("summary.wall_clock.%s.events_per_second" % t, "{:.0f} k", 1e3),
+         "messages_failed": ("summary.runs.%s.messages.failed" % t, "{:.0f}"),
+         "completion_us": ("summary.runs.%s.completion_us" % t, "{:.1f} us"),
+         "experts_us": ("summary.runs.%s.collectives.experts.time_us.mean" % t, "{:.1f} us"),
+         "experts_ideal_us": ("summary.runs.%s.collectives.experts.ideal_us" % t, "{:.1f} us"),
+         "rings_us": ("summary.runs.%s.collectives.data-parallel.time_us.mean" % t, "{:.1f} us"),
+         "rings_ideal_us": ("summary.runs.%s.collectives.data-parallel.ideal_us" % t, "{:.1f} us")}
+    return f
+
+
+def moe_step_g64(transport):
+    """multiplane-131k with expert groups of 64 (4.26 M connections), one transport in one
+    partition (the machine's other core free; both transports together do not fit its memory)."""
+    return {"args": ["run", "scenarios/multiplane-131k.json", "--quiet", "--partitions", "1",
+                     "--set", "workloads.0.group_size=64",
+                     "--set", 'transport=[{"type": "%s"}]' % transport, "--out", "{out}"],
+            "source": "summary", "long": True, "runs": 1, "figures": moe_step_g64_figures(transport)}
+
+
 def failure_storm_figures():
     """failure-storm's figures: the whole run, then per transport its time, how far it got in
     simulated time, its events and whether it was stopped (by its wall-time limit) before the end."""
@@ -287,6 +316,8 @@ BENCHMARKS = {
         "figures": failure_storm_figures(),
     },
 }
+for _t in GROWTH_TRANSPORTS:
+    BENCHMARKS["multiplane-131k-g64-" + _t] = moe_step_g64(_t)
 for _t in GROWTH_TRANSPORTS:
     for _f, _g in GROWTH_POINTS:
         BENCHMARKS[growth_name(_t, _f, _g)] = growth_benchmark(_t, _f, _g)
