@@ -13,7 +13,7 @@ packages=(
   build-essential cmake
   libgsl-dev libxml2-dev libsqlite3-dev libpython3.11-dev dpkg-dev bzip2 xz-utils
   libopenmpi-dev openmpi-bin
-  libboost-graph-dev nlohmann-json3-dev catch2
+  libboost-graph-dev nlohmann-json3-dev catch2 libtcmalloc-minimal4
   pybind11-dev python3-pybind11 python3-matplotlib python3-numpy python3-pytest
   tshark doxygen python3-jsonschema python3-distributed python3-pandas
 )

@@ -31,8 +31,8 @@ namespace
 /// The frame arena: one address range reserved at load time (MAP_NORESERVE: memory is taken only
 /// as slabs are touched), in 16-byte units, so that a frame is named by the 32-bit number of its
 /// first unit (FramePtr). Slabs are carved from it in order and live as long as the process, so
-/// a run's peak frame count bounds the frames' memory. Its pages are transparent huge pages when
-/// malloc's are (the glibc.malloc.hugetlb=1 tunable, which mrcsim sets: see sim/cli/main.cc).
+/// a run's peak frame count bounds the frames' memory. Its pages are transparent huge pages
+/// (madvise) unless MRCSIM_HUGE_PAGES=0: a large run's frames are touched all over the range.
 struct FrameArena
 {
   static constexpr uint64_t kUnit = 16;
@@ -55,8 +55,8 @@ struct FrameArena
       }
     }
     NS_ABORT_MSG_IF(!base, "FramePtr: could not reserve 64 MiB of address space for frames");
-    const char* tunables = std::getenv("GLIBC_TUNABLES");
-    if (tunables && std::strstr(tunables, "glibc.malloc.hugetlb=1"))
+    const char* hugePages = std::getenv("MRCSIM_HUGE_PAGES");
+    if (!hugePages || std::strcmp(hugePages, "0") != 0)
     {
       madvise(base, units * kUnit, MADV_HUGEPAGE);
     }

@@ -32,6 +32,7 @@ commands:
 run `mrcsim <command> --help` for its options; `mrcsim --version` prints the version.
 )";
 
+#ifndef MRCSIM_TCMALLOC
 /// \brief Re-executes this program with glibc's malloc asking for transparent huge pages
 /// (glibc.malloc.hugetlb=1), unless that tunable is already set or MRCSIM_HUGE_PAGES=0. It marks
 /// the new process (MRCSIM_HUGE_PAGES=requested), so it re-executes once at most.
@@ -61,18 +62,22 @@ RequestHugePages(char** argv)
     execv("/proc/self/exe", argv);
   }
 }
+#endif
 
 } // namespace
 
 int
 main(int argc, char** argv)
 {
+#ifndef MRCSIM_TCMALLOC
+  // With glibc's malloc (MRCSIM_MALLOC=system): huge pages, and one malloc arena for all
+  // threads. A parallel run's partitions grow rings that the main thread allocated at set-up;
+  // with an arena per thread, each arena keeps the other's freed buffers as slack (perm-8192, two
+  // partitions: 1.5-1.8 MiB more at the peak). The run allocates little once under way (run
+  // times in interleaved runs were within their noise). tcmalloc needs neither.
   RequestHugePages(argv);
-  // One malloc arena for all threads. A parallel run's partitions grow rings that the main
-  // thread allocated at set-up; with an arena per thread, each arena keeps the other's freed
-  // buffers as slack (perm-8192, two partitions: 1.5-1.8 MiB more at the peak). The run
-  // allocates little once under way (run times in interleaved runs were within their noise).
   mallopt(M_ARENA_MAX, 1);
+#endif
   if (argc < 2)
   {
     std::cerr << "mrcsim: expected a command\n" << kUsage;

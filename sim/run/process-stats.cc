@@ -2,8 +2,13 @@
 
 #include <malloc.h>
 
+#include <cstddef>
 #include <fstream>
 #include <string>
+
+// gperftools' C interface (its malloc_extension_c.h), declared weak: defined when the program
+// links tcmalloc (mrcsim does: sim/CMakeLists.txt), null otherwise.
+extern "C" int MallocExtension_GetNumericProperty(const char* property, size_t* value) __attribute__((weak));
 
 namespace mrcsim
 {
@@ -43,6 +48,13 @@ CurrentRssBytes()
 uint64_t
 HeapInUseBytes()
 {
+  // tcmalloc serves every allocation, and glibc's mallinfo2 would see none of them.
+  size_t allocated = 0;
+  if (MallocExtension_GetNumericProperty &&
+      MallocExtension_GetNumericProperty("generic.current_allocated_bytes", &allocated))
+  {
+    return allocated;
+  }
   const struct mallinfo2 m = mallinfo2();
   return uint64_t(m.uordblks) + uint64_t(m.hblkhd);
 }

@@ -12,8 +12,9 @@ namespace mrcsim
 uint64_t PeakRssBytes();
 /// \brief Current resident set size, bytes (VmRSS).
 uint64_t CurrentRssBytes();
-/// \brief Bytes the allocator has handed out and not taken back (glibc mallinfo2: in-use chunks
-/// plus mmap'ed blocks). Unlike the resident set, it does not move in steps of the page size (2
+/// \brief Bytes the allocator has handed out and not taken back (tcmalloc's
+/// generic.current_allocated_bytes when the program links it, else glibc's mallinfo2: in-use
+/// chunks plus mmap'ed blocks). Unlike the resident set, it does not move in steps of the page size (2
 /// MiB with transparent huge pages), so differences of it measure what a structure costs.
 uint64_t HeapInUseBytes();
 
