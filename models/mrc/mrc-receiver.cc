@@ -15,6 +15,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace ns3
 {
@@ -119,15 +120,10 @@ MrcReceiver::HandleData(const RdmaRxInfo& info)
   ReadInner(f, reth);
   const uint64_t mtu = Qp().Nic().Mtu();
   const uint64_t firstSeq = seq - reth.GetVirtualAddress() / mtu;
-  if (!m_rxMessages)
-  {
-    m_rxMessages = std::make_unique<std::map<uint64_t, RxMessage>>();
-  }
-  std::map<uint64_t, RxMessage>& messages = *m_rxMessages;
-  RxMessage& msg = messages[firstSeq];
+  RxMessage& msg = MessageAt(firstSeq);
   if (msg.received == 0)
   {
-    msg.packets = (uint64_t(reth.GetDmaLength()) + mtu - 1) / mtu;
+    msg.packets = static_cast<uint32_t>((uint64_t(reth.GetDmaLength()) + mtu - 1) / mtu);
     msg.firstArrival = Simulator::Now();
   }
   ++msg.received;
@@ -141,16 +137,15 @@ MrcReceiver::HandleData(const RdmaRxInfo& info)
   }
   // Completions in message order, as the RDMA completion queue reports them.
   bool ended = false;
-  while (!messages.empty() && messages.begin()->first == m_nextRxMessage &&
-         messages.begin()->second.received == messages.begin()->second.packets)
+  while (!m_rxMessages.empty() && m_rxMessages.front().firstSeq == m_nextRxMessage &&
+         m_rxMessages.front().received == m_rxMessages.front().packets)
   {
-    const RxMessage& done = messages.begin()->second;
+    const RxMessage done = m_rxMessages.take_front();
     Qp().RecvComplete(m_rxMessageId++, done.bytes, done.firstArrival);
     m_nextRxMessage += done.packets;
-    messages.erase(messages.begin());
     ended = true;
   }
-  if (messages.empty())
+  if (m_rxMessages.empty())
   {
     ReleaseIdle();
   }
@@ -177,8 +172,31 @@ MrcReceiver::ReleaseIdle()
   {
     return;
   }
-  m_rxMessages.reset();
+  m_rxMessages.clear();
   std::vector<uint64_t>().swap(m_received);
+}
+
+MrcReceiver::RxMessage&
+MrcReceiver::MessageAt(uint64_t firstSeq)
+{
+  // Messages arrive in sequence order but for the few whose first packet overtakes an earlier
+  // message's: the ring's back, or a short search.
+  if (!m_rxMessages.empty())
+  {
+    const uint32_t at = LastAtOrBefore(m_rxMessages, firstSeq, [](const RxMessage& m) { return m.firstSeq; });
+    if (m_rxMessages[at].firstSeq == firstSeq)
+    {
+      return m_rxMessages[at];
+    }
+  }
+  RxMessage& added = m_rxMessages.emplace_back();
+  added.firstSeq = firstSeq;
+  uint32_t i = m_rxMessages.size() - 1;
+  for (; i > 0 && m_rxMessages[i - 1].firstSeq > firstSeq; --i)
+  {
+    std::swap(m_rxMessages[i - 1], m_rxMessages[i]);
+  }
+  return m_rxMessages[i];
 }
 
 void

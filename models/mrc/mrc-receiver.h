@@ -7,13 +7,12 @@
 #define MRCSIM_MODELS_MRC_RECEIVER_H
 
 #include "models/engine/event-handle.h"
+#include "models/engine/ring-queue.h"
 #include "models/rdma/rdma-queue-pair.h"
 
 #include "ns3/nstime.h"
 
 #include <cstdint>
-#include <map>
-#include <memory>
 #include <vector>
 
 namespace ns3
@@ -40,13 +39,19 @@ private:
   /// \brief The QP this part is a member of, found from where the part sits in it (no
   /// reference kept: 8 bytes a part, millions of QPs). Defined in mrc-queue-pair.h.
   inline MrcQueuePair& Qp() const;
+  /// A message being received. 32 bytes: a message is one RDMA write, whose length (the RETH's
+  /// DMA length) is 32 bits, so its bytes and packets fit 32 bits each.
   struct RxMessage
   {
-    uint64_t packets = 0;
-    uint64_t received = 0;
-    uint64_t bytes = 0;
+    uint64_t firstSeq = 0;
     Time firstArrival;
+    uint32_t packets = 0;
+    uint32_t received = 0;
+    uint32_t bytes = 0;
   };
+  /// \brief The message whose first packet is `firstSeq`, added in its place (by first sequence
+  /// number) at its first packet.
+  RxMessage& MessageAt(uint64_t firstSeq);
 
   bool Received(uint64_t seq) const;
   void SetReceived(uint64_t seq, bool received);
@@ -65,15 +70,16 @@ private:
   uint64_t m_cum = 0; ///< all below received
   /// A bit ring over [m_cum, m_cum + 64 * size): whether each packet there was received.
   std::vector<uint64_t> m_received;
-  /// Messages being received, by first sequence number (allocated at the first packet).
-  std::unique_ptr<std::map<uint64_t, RxMessage>> m_rxMessages;
+  /// Messages being received, in order of first sequence number (nothing allocated while none
+  /// is: a ring of one message is 32 bytes, where a map took a 48-byte header and an 80-byte node).
+  RingQueue<RxMessage> m_rxMessages;
   uint64_t m_nextRxMessage = 0; ///< first sequence number of the next message to complete
   uint64_t m_rxMessageId = 0;
-  uint32_t m_sinceSack = 0; ///< packets received since the last SACK
   /// The latest packet held for coalescing: a SACK sent for the held ones names it.
   uint64_t m_heldSeq = 0;
   uint16_t m_heldEv = 0;
   uint16_t m_heldPort = 0;
+  uint32_t m_sinceSack = 0; ///< packets received since the last SACK
   EventHandle m_sackTimer; ///< bounds how long a received packet waits for its SACK (SackDelay)
   uint64_t m_sacksSent = 0;
 };
