@@ -81,10 +81,12 @@ MrcSender::PostWrite(uint64_t bytes)
   {
     nic.JoinTail(&Qp()); // nothing was left to send
   }
-  Message m{ m_nextMessageId++, bytes, m_totalSeq, (bytes + mtu - 1) / mtu, 0, Simulator::Now() };
+  const uint64_t packets = bytes / mtu + (bytes % mtu != 0);
+  NS_ABORT_MSG_IF(packets > UINT32_MAX, "MrcQueuePair::PostWrite: " << bytes << " bytes are 2^32 packets or more");
+  const Message m{ m_totalSeq, Simulator::Now(), bytes, static_cast<uint32_t>(packets) };
   m_totalSeq += m.packets;
   m_messages.push_back(m);
-  return m.id;
+  return m_nextMessageId++;
 }
 
 MrcSender::Message&
@@ -285,7 +287,7 @@ MrcSender::HandleSack(const RdmaRxInfo& info)
   while (!m_messages.empty() && m_messages.front().acked == m_messages.front().packets)
   {
     const Message& m = m_messages.front();
-    Qp().SendComplete(m.id, m.bytes, m.posted);
+    Qp().SendComplete(m_nextMessageId - m_messages.size(), m.bytes, m.posted);
     m_messages.pop_front();
   }
   if (m_messages.empty() && m_tx.empty())

@@ -100,14 +100,15 @@ private:
   /// \brief The QP this part is a member of, found from where the part sits in it (no
   /// reference kept: 8 bytes a part, millions of QPs). Defined in mrc-queue-pair.h.
   inline MrcQueuePair& Qp() const;
+  /// A message being sent (32 bytes): its id is its place after the front's (m_nextMessageId
+  /// less the ring's size), and it has fewer than 2^32 packets (PostWrite checks).
   struct Message
   {
-    uint64_t id;
-    uint64_t bytes;
     uint64_t firstSeq;
-    uint64_t packets;
-    uint64_t acked = 0;
     Time posted;
+    uint64_t bytes;
+    uint32_t packets;
+    uint32_t acked = 0;
   };
 
   FramePtr BuildData(const Message& m, uint64_t seq, uint16_t ev, int plane, bool ackRequest);
