@@ -39,8 +39,9 @@ private:
   /// \brief The QP this part is a member of, found from where the part sits in it (no
   /// reference kept: 8 bytes a part, millions of QPs). Defined in mrc-queue-pair.h.
   inline MrcQueuePair& Qp() const;
-  /// A message being received. 32 bytes: a message is one RDMA write, whose length (the RETH's
-  /// DMA length) is 32 bits, so its bytes and packets fit 32 bits each.
+  /// A message being received, 32 bytes: one RDMA write, whose length the RETH's DMA length
+  /// gives in 32 bits, so its packets and bytes fit 32 bits (a longer write, which tests post as
+  /// an endless flow, wraps that length and never completes, here as before).
   struct RxMessage
   {
     uint64_t firstSeq = 0;
