@@ -82,9 +82,12 @@ def machine():
 
 
 def commit():
+    """The commit recorded from, and whether tracked files outside results/ differ from it (the
+    records an earlier benchmark of the same call wrote there change no figure)."""
     def git(*args):
         return subprocess.run(["git", "-C", ROOT, *args], capture_output=True, text=True).stdout.strip()
-    return {"commit": git("rev-parse", "HEAD"), "changed": bool(git("status", "--porcelain", "--untracked-files=no"))}
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)results")
+    return {"commit": git("rev-parse", "HEAD"), "changed": bool(changed)}
 
 
 def now():

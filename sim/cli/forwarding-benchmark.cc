@@ -131,9 +131,10 @@ BenchForwarding(const CliArgs& args)
   for (size_t c = 0; c < static_cast<size_t>(DropCause::Count); ++c)
     drops += net.CountDrops(static_cast<DropCause>(c));
   const uint64_t rss = PeakRssBytes();
-  // The allocator's bytes, not the resident set's: with transparent huge pages (sim/cli/main.cc asks for
-  // them) the resident set grows 2 MiB at a time, which moved this figure by up to 250 bytes per
-  // link (256 at 8,192 links) from run to run.
+  // The allocator's bytes, not the resident set's: with transparent huge pages (glibc's malloc
+  // asks for them in a -DMRCSIM_MALLOC=system build: sim/cli/main.cc) the resident set grows 2 MiB
+  // at a time, which moved this figure by up to 250 bytes per link (256 at 8,192 links) from run
+  // to run.
   const double bytesPerLink = double(heap2 - heap1) / double(fabric->NumLinks());
 
   nlohmann::json j{ { "benchmark", "forwarding" },
