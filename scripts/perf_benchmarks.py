@@ -35,40 +35,39 @@ RUNNER_FIGURES = {
 }
 
 
+def step_transport_figures(t):
+    """One transport's part of multiplane-131k: its time, the connections it made and the time
+    making them took, its events and events per second, the step's completion and each
+    workload's mean."""
+    return {"transport_s": ("summary.wall_clock.%s.seconds" % t, "{:.0f} s"),
+            "connections": ("summary.wall_clock.%s.connections" % t, "{:.0f}"),
+            "connect_s": ("summary.wall_clock.%s.connect_seconds" % t, "{:.1f} s"),
+            "events_m": ("summary.runs.%s.events" % t, "{:.1f} M", 1e6),
+            "events_per_s": ("summary.wall_clock.%s.events_per_second" % t, "{:.0f} k", 1e3),
+            "completion_us": ("summary.runs.%s.completion_us" % t, "{:.1f} us"),
+            "experts_us": ("summary.runs.%s.collectives.experts.time_us.mean" % t, "{:.1f} us"),
+            "rings_us": ("summary.runs.%s.collectives.data-parallel.time_us.mean" % t, "{:.1f} us")}
+
+
 def moe_step_figures():
-    """multiplane-131k's figures: the whole run, then per transport its time, the connections it
-    made and the time making them took, its events and events per second, and its results."""
+    """multiplane-131k's figures: the whole run, then each transport's (step_transport_figures,
+    named after it: mrc_s, mrc_connections, ...), then the workloads' ideals."""
     f = {"wall_s": ("wall", "{:.0f} s"), "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB)}
     for t in ("mrc", "rocev2"):
-        f[t + "_s"] = ("summary.wall_clock.%s.seconds" % t, "{:.0f} s")
-        f[t + "_connections"] = ("summary.wall_clock.%s.connections" % t, "{:.0f}")
-        f[t + "_connect_s"] = ("summary.wall_clock.%s.connect_seconds" % t, "{:.1f} s")
-        f[t + "_events_m"] = ("summary.runs.%s.events" % t, "{:.1f} M", 1e6)
-        f[t + "_events_per_s"] = ("summary.wall_clock.%s.events_per_second" % t, "{:.0f} k", 1e3)
-        f[t + "_completion_us"] = ("summary.runs.%s.completion_us" % t, "{:.1f} us")
-        f[t + "_experts_us"] = ("summary.runs.%s.collectives.experts.time_us.mean" % t, "{:.1f} us")
-        f[t + "_rings_us"] = ("summary.runs.%s.collectives.data-parallel.time_us.mean" % t, "{:.1f} us")
+        for k, v in step_transport_figures(t).items():
+            f[t + "_" + ("s" if k == "transport_s" else k)] = v
     f["experts_ideal_us"] = ("summary.runs.mrc.collectives.experts.ideal_us", "{:.1f} us")
     f["rings_ideal_us"] = ("summary.runs.mrc.collectives.data-parallel.ideal_us", "{:.1f} us")
     return f
 
 
 def moe_step_g64_figures(t):
-    """The step with expert groups of 64, one transport: the whole process, then the transport's
-    time, the connections it made and the time making them took, its events and events per second,
-    and its results (every message delivered, the step's completion, each workload's mean against
-    its ideal)."""
+    """The step with expert groups of 64, one transport: the whole process, the transport's part
+    (step_transport_figures), whether every message was delivered, and the workloads' ideals."""
     f = {"wall_s": ("wall", "{:.0f} s"), "peak_rss_mib": ("peak_rss_bytes", "{:.0f} MiB", MIB),
-         "transport_s": ("summary.wall_clock.%s.seconds" % t, "{:.0f} s"),
-         "connections": ("summary.wall_clock.%s.connections" % t, "{:.0f}"),
-         "connect_s": ("summary.wall_clock.%s.connect_seconds" % t, "{:.1f} s"),
-         "events_m": ("summary.runs.%s.events" % t, "{:.1f} M", 1e6),
-         "events_per_s": ("summary.wall_clock.%s.events_per_second" % t, "{:.0f} k", 1e3),
+         **step_transport_figures(t),
          "messages_failed": ("summary.runs.%s.messages.failed" % t, "{:.0f}"),
-         "completion_us": ("summary.runs.%s.completion_us" % t, "{:.1f} us"),
-         "experts_us": ("summary.runs.%s.collectives.experts.time_us.mean" % t, "{:.1f} us"),
          "experts_ideal_us": ("summary.runs.%s.collectives.experts.ideal_us" % t, "{:.1f} us"),
-         "rings_us": ("summary.runs.%s.collectives.data-parallel.time_us.mean" % t, "{:.1f} us"),
          "rings_ideal_us": ("summary.runs.%s.collectives.data-parallel.ideal_us" % t, "{:.1f} us")}
     return f
 
@@ -318,7 +317,6 @@ BENCHMARKS = {
 }
 for _t in GROWTH_TRANSPORTS:
     BENCHMARKS["multiplane-131k-g64-" + _t] = moe_step_g64(_t)
-for _t in GROWTH_TRANSPORTS:
     for _f, _g in GROWTH_POINTS:
         BENCHMARKS[growth_name(_t, _f, _g)] = growth_benchmark(_t, _f, _g)
 
