@@ -365,7 +365,7 @@ MrcEvTable::OnProbeTimer()
 uint64_t
 MrcEvTable::Heard() const
 {
-  return Qp().Sender().Base() + Qp().Sender().NacksReceived() + (m_probes ? m_probes->answers : 0);
+  return Qp().Sender().Base() + Qp().LossDetector().NacksReceived() + (m_probes ? m_probes->answers : 0);
 }
 
 void

@@ -173,7 +173,7 @@ MrcLossDetector::RebaseSendTimes(Time now, uint64_t sending)
     }
   }
   m_sentBase = base;
-  ++m_sendTimeRebases;
+  ++MakeLosses().counts.sendTimeRebases;
   NS_LOG_LOGIC("QP " << Qp().GetQpn() << ": send times rebased to " << base);
 }
 
@@ -302,9 +302,9 @@ MrcLossDetector::OnTimer()
   }
   if (fired)
   {
-    ++m_timeouts;
+    ++MakeLosses().counts.timeouts;
     m_rto = m_rto * 2; // backoff until something is acknowledged
-    NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": retransmission timeout " << m_timeouts << ", next after " << m_rto);
+    NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": retransmission timeout " << Timeouts() << ", next after " << m_rto);
     Qp().WakeAllPorts();
   }
   else if (Qp().LossProbeRtts() > 0 && now >= m_lastProgress + ProbeTimeout() && PruneSendOrder())
@@ -315,7 +315,7 @@ MrcLossDetector::OnTimer()
     NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": tail-loss probe resends PSN " << (s & kPsnMask));
     PopFront();
     DeclareLost(s, MrcLossCause::Probe);
-    ++m_lossProbes;
+    ++MakeLosses().counts.lossProbes;
     m_lastProgress = now;
     Qp().WakeAllPorts();
   }

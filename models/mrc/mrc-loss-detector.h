@@ -154,11 +154,17 @@ public:
   /// \brief Declares lost, to be resent at once, every packet in flight on NIC port `port`.
   void ResendInFlightOnPort(uint16_t port);
 
-  uint64_t Timeouts() const { return m_timeouts; }
+  uint64_t Timeouts() const { return m_losses ? m_losses->counts.timeouts : 0; }
   /// \brief Tail-loss probes: the oldest outstanding packet resent after LossProbeRtts of silence.
-  uint64_t LossProbes() const { return m_lossProbes; }
+  uint64_t LossProbes() const { return m_losses ? m_losses->counts.lossProbes : 0; }
   /// \brief How often the TX ring's send times were given a new base (see m_sentBase).
-  uint32_t SendTimeRebases() const { return m_sendTimeRebases; }
+  uint32_t SendTimeRebases() const { return m_losses ? m_losses->counts.sendTimeRebases : 0; }
+  /// \brief Packets the sender sent again, and NACKs (of trimmed packets) it received.
+  uint64_t Retransmissions() const { return m_losses ? m_losses->counts.retransmissions : 0; }
+  uint64_t NacksReceived() const { return m_losses ? m_losses->counts.nacksReceived : 0; }
+  /// \brief The sender counts a resend, a NACK.
+  void CountResend() { ++MakeLosses().counts.retransmissions; }
+  void CountNack() { ++MakeLosses().counts.nacksReceived; }
 
 private:
   /// \brief The QP this part is a member of, found from where the part sits in it (no
@@ -185,13 +191,23 @@ private:
     /// Send times of packets still in the TX ring whose send lies too far before m_sentBase
     /// (marked FarSend()), by sequence number: a QP stalled for milliseconds, by its timer's backoff.
     std::unordered_map<uint64_t, Time> farSends;
+    /// What only a QP that loses packets (or stalls) counts: kept here, not in every QP.
+    struct Counts
+    {
+      uint64_t retransmissions = 0;
+      uint64_t nacksReceived = 0;
+      uint64_t timeouts = 0;
+      uint64_t lossProbes = 0;
+      uint32_t sendTimeRebases = 0;
+    } counts;
   };
 
   /// \brief Declares lost (PathDown), to be resent at once, every packet in flight whose send
   /// `onPath` names.
   template <typename Pred>
   void ResendInFlight(Pred onPath);
-  /// \brief The loss state, made at the first loss (most QPs of a large run lose nothing).
+  /// \brief The loss state, made at the first loss, NACK, resend or rebase (most QPs of a large
+  /// run have none). Whether it exists changes nothing but memory.
   Losses& MakeLosses()
   {
     if (!m_losses)
@@ -251,9 +267,6 @@ private:
   // colder
   Time m_rto;
   Time m_srtt; ///< smoothed RTT of first sends (RFC 6298's gain of 1/8); the base RTT at first
-  uint64_t m_timeouts = 0;
-  uint64_t m_lossProbes = 0;
-  uint32_t m_sendTimeRebases = 0;
 };
 
 // offsetof on a class with private members is conditionally supported; GCC supports it for a

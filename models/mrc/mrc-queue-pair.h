@@ -137,14 +137,14 @@ public:
   MrcEvIds ActiveEvs(uint16_t port) const { return m_evTable.ActiveEvs(port); }
   RdmaQpCounters Counters() const override
   {
-    return { m_sender.PacketsSent(), m_sender.Retransmissions(), m_loss.Timeouts(), m_loss.LossProbes(), m_evTable.Transitions() };
+    return { m_sender.PacketsSent(), m_loss.Retransmissions(), m_loss.Timeouts(), m_loss.LossProbes(), m_evTable.Transitions() };
   }
   uint64_t PacketsSent() const { return m_sender.PacketsSent(); }
-  uint64_t Retransmissions() const { return m_sender.Retransmissions(); }
+  uint64_t Retransmissions() const { return m_loss.Retransmissions(); }
   uint64_t Timeouts() const { return m_loss.Timeouts(); }
   /// \brief Tail-loss probes: the oldest outstanding packet resent after LossProbeRtts of silence.
   uint64_t LossProbes() const { return m_loss.LossProbes(); }
-  uint64_t NacksReceived() const { return m_sender.NacksReceived(); }
+  uint64_t NacksReceived() const { return m_loss.NacksReceived(); }
   /// \brief Probes sent on EVs assumed bad.
   uint32_t ProbesSent() const { return m_evTable.ProbesSent(); }
   uint64_t SacksSent() const { return m_receiver.SacksSent(); }

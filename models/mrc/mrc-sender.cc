@@ -170,7 +170,7 @@ MrcSender::NextPacket(uint16_t port, Time* retryAt)
   if (resend)
   {
     loss.TakeResend();
-    ++m_retransmissions;
+    loss.CountResend();
   }
   else
   {
@@ -308,7 +308,7 @@ MrcSender::HandleNack(const RdmaRxInfo& info)
 {
   MrcNackHeader nack;
   ReadInner(info.frame, nack);
-  ++m_nacksReceived;
+  Qp().LossDetector().CountNack();
   const uint64_t seq = MrcUnwrapPsn(nack.GetPsn(), m_base);
   Qp().EvTable().OnTrim(nack.GetEchoedEv()); // feedback on the path, as a SACK's ECN echo
   // Resent as soon as the window allows: no timeout. A NACK of a packet acknowledged or already

@@ -93,8 +93,6 @@ public:
   Time GetBaseRtt() const { return m_baseRtt; }
   uint64_t InFlightBytes() const { return m_inflight; }
   uint64_t PacketsSent() const { return m_packetsSent; }
-  uint64_t Retransmissions() const { return m_retransmissions; }
-  uint64_t NacksReceived() const { return m_nacksReceived; }
 
 private:
   /// \brief The QP this part is a member of, found from where the part sits in it (no
@@ -137,12 +135,10 @@ private:
   RingQueue<MrcTxState> m_tx; ///< [m_base, m_sndNxt)
   RingQueue<Message> m_messages;
   uint64_t m_packetsSent = 0;
-  uint64_t m_retransmissions = 0;
 
-  // colder
+  // colder (resends and NACKs are counted by the loss detector: MrcLossDetector::Counts)
   Time m_baseRtt;
   uint64_t m_nextMessageId = 0;
-  uint64_t m_nacksReceived = 0;
 };
 
 } // namespace ns3

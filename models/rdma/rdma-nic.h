@@ -87,8 +87,8 @@ protected:
 
 private:
   void ReceiveFrame(FramePtr frame, uint16_t port) override;
-  /// \brief The NIC's first line and its QP table (which moves when QPs are added: a hint).
-  std::array<const void*, 2> GetArrivalLines() const override { return { this, m_qps.data() }; }
+  /// \brief The NIC's first line and its QP numbers (which move when QPs are added: a hint).
+  std::array<const void*, 2> GetArrivalLines() const override { return { this, m_byQpn.data() }; }
   void LinkStateChanged(uint16_t port, bool up) override;
   void Schedule(uint16_t port, Time at);
   void Serve(uint16_t port);
@@ -97,7 +97,7 @@ private:
 
   struct PortState
   {
-    std::vector<RdmaQueuePair*> qps; ///< QPs that may send on this port, served round-robin
+    std::vector<uint32_t> qps; ///< places in m_qpList of the QPs that may send here, served round-robin
     size_t next = 0;
     uint8_t qpHotLines = 1; ///< union of the QPs' HotLineMask, prefetched for the next visit
     /// The port's visit, scheduled again and again (no allocation per packet); replaced by a new
@@ -112,9 +112,15 @@ private:
   /// \brief The QP numbered `qpn`, or null.
   RdmaQueuePair* FindQp(uint32_t qpn) const;
 
-  /// QPs by number, sorted: a NIC has a few, and a lookup per received frame then reads one
-  /// array instead of a tree's nodes.
-  std::vector<std::pair<uint32_t, Ptr<RdmaQueuePair>>> m_qps;
+  /// \brief The place in m_qpList of `qp`, which was added.
+  uint32_t PlaceOf(const RdmaQueuePair* qp) const;
+
+  // A NIC holds a few QPs per peer, and a large run millions of QPs: each costs 8 bytes here, 8
+  // in m_byQpn and 4 in each port's list (places, not pointers), and the lists grow by an eighth
+  // at a time (GrowForOneMore in rdma-nic.cc).
+  std::vector<Ptr<RdmaQueuePair>> m_qpList; ///< the QPs in the order they were added (their places)
+  /// (QP number, place), sorted by number: a lookup per received frame reads one small array.
+  std::vector<std::pair<uint32_t, uint32_t>> m_byQpn;
   uint32_t m_nextQpn = 1; ///< every number below is used or taken (TakeQpn)
   std::vector<PortState> m_ports;
   std::vector<int> m_planes; ///< plane of each NIC port
