@@ -93,6 +93,9 @@ FabricPort::CheckLayout()
                 "Receive reads only the first line (ReceiveLines)");
   static_assert(offsetof(FabricPort, m_txBytes) + sizeof(uint64_t) <= kHotBytes,
                 "a frame's start reads the members up to the counters: they must end within kHotBytes");
+  // A fabric has two ports per link (4.2 M in multiplane-131k): a member that adds a line costs
+  // 64 bytes each. Rare state goes behind a pointer (m_pauseTimes, m_traces, m_pcap).
+  static_assert(sizeof(FabricPort) <= 5 * 64, "a port takes five lines");
 }
 #pragma GCC diagnostic pop
 

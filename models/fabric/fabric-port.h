@@ -270,6 +270,7 @@ private:
   mutable uint32_t m_txTimeBytes = UINT32_MAX; ///< the size whose wire time m_txTime holds
   uint32_t m_losslessQueued = 0;               ///< queued frames of lossless classes (they start exactly)
   uint32_t m_context = 0;                      ///< m_node's id: the context of the port's own events
+  uint32_t m_ifIndex = 0; // here, where it fills a hole: the port is 320 bytes, not 384
   mutable Time m_txTime;
   uint64_t m_rateBps = 0;    ///< the port's rate in bit/s
   double m_rateFactor = 1.0; ///< gray failure: the share of the rate this port sends at
@@ -288,7 +289,6 @@ private:
   /// a cancelled one is replaced (an ns-3 event cannot run once cancelled).
   class WakeEvent;
   Ptr<WakeEvent> m_wake;
-  uint32_t m_ifIndex = 0;
   uint64_t m_rng = 1;
   uint64_t m_trimmed = 0;
   uint64_t m_ecnMarked = 0;
