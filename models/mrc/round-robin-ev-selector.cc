@@ -1,6 +1,9 @@
 #include "models/mrc/round-robin-ev-selector.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -17,18 +20,41 @@ RoundRobinEvSelector::GetTypeId()
   return tid;
 }
 
+RoundRobinEvSelector::RoundRobinEvSelector(const RoundRobinEvSelector& o)
+  : EvSelector(o),
+    m_next(o.m_next),
+    m_more(o.m_more ? std::make_unique<uint16_t[]>(kMaxPorts - kInline) : nullptr)
+{
+  if (m_more)
+  {
+    std::copy(o.m_more.get(), o.m_more.get() + (kMaxPorts - kInline), m_more.get());
+  }
+}
+
+uint16_t&
+RoundRobinEvSelector::Next(int port)
+{
+  if (port < kInline)
+  {
+    return m_next[port];
+  }
+  NS_ABORT_MSG_IF(port >= kMaxPorts, "RoundRobinEvSelector: NIC port " << port << "; a NIC has at most " << kMaxPorts);
+  if (!m_more)
+  {
+    m_more = std::make_unique<uint16_t[]>(kMaxPorts - kInline); // zeroed
+  }
+  return m_more[port - kInline];
+}
+
 int
 RoundRobinEvSelector::Select(MrcEvStates& evs, MrcEvIds candidates, int port)
 {
-  if (static_cast<int>(m_next.size()) <= port)
-  {
-    m_next.resize(port + 1, 0);
-  }
+  uint16_t& next = Next(port);
   // Two rotations at most: when every EV was SKIP, the first one makes them GOOD again.
   const size_t n = candidates.size();
   for (size_t i = 0; i < 2 * n; ++i)
   {
-    size_t k = (m_next[port] + i) % n;
+    size_t k = (next + i) % n;
     const EvState ev = evs[candidates[k]];
     if (ev == EvState::Skip)
     {
@@ -37,7 +63,7 @@ RoundRobinEvSelector::Select(MrcEvStates& evs, MrcEvIds candidates, int port)
     }
     if (ev == EvState::Good)
     {
-      m_next[port] = static_cast<uint16_t>((k + 1) % n);
+      next = static_cast<uint16_t>((k + 1) % n);
       return candidates[k];
     }
   }
