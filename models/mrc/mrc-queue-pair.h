@@ -203,6 +203,8 @@ private:
   /// \brief The loss detector declared packet `seq` lost: tells the NIC's QPs (MrcPathHealth).
   void ReportPathLoss(uint64_t seq, bool laterDelivered);
   // the configuration (attributes)
+  /// \brief Whether SetUp has run (at the first PostWrite): the EV table then has the NIC's ports.
+  bool IsSetUp() const { return m_evTable.NumPorts() != 0; }
   uint32_t EvCount() const { return m_config->evCount; }
   uint32_t SackEvery() const { return m_config->sackEvery; }
   Time SackDelay() const { return m_config->sackDelay; }
@@ -217,16 +219,15 @@ private:
   uint32_t SendTimeBits() const { return m_config->sendTimeBits; }
 
   // Layout: the members NextPacket (a NIC's visit) touches come first, right after the base
-  // class (72 bytes: line 0 and the start of line 1), each part with its hot members first, and
-  // the NIC's visit event prefetches their lines (HotLineMask: the constructor names lines 0 to
-  // 5, the most a prefetch entry names; see RdmaNic::Schedule). From byte 72 come the set-up
-  // flag, the sender's window, TX ring and messages (and its few cold members), then the loss
-  // detector's resend set, send-time base, progress time, timer and send order, ending within
-  // line 4 (CheckLayout), then the EV table, whose port status NextPacket reads first, in line 5.
-  // The rest of the EV table (EVs, paths, active sets), the receiver, the parts' cold state and
-  // the configuration follow. Reordering these members or the parts' hot members moves lines:
-  // keep the mask naming them.
-  bool m_setUp = false;
+  // class (56 bytes, in line 0), each part with its hot members first, and the NIC's visit event
+  // prefetches their lines (HotLineMask: the constructor names lines 0 to 5, the most a prefetch
+  // entry names; see RdmaNic::Schedule). From byte 56 come the sender's window, TX ring and
+  // messages (and its few cold members), then the loss detector's resend set, send-time base,
+  // progress time, timer and send order, ending within line 4 (CheckLayout), then the EV table,
+  // whose port status NextPacket reads first, by line 5. The rest of the EV table (EVs, paths,
+  // active sets), the receiver, the parts' cold state and the configuration follow. Reordering
+  // these members or the parts' hot members moves lines: keep the mask naming them. The whole
+  // is 448 bytes, one of tcmalloc's size classes (CheckLayout): millions of QPs make a large run.
   MrcSender m_sender;
   MrcLossDetector m_loss;
   MrcEvTable m_evTable;

@@ -32,35 +32,36 @@ constexpr uint64_t kInitialRing = 256; ///< packets (a multiple of 128: see Rece
 bool
 MrcReceiver::Received(uint64_t seq) const
 {
-  const uint64_t bits = 64 * m_received.size();
+  const uint64_t bits = 64 * RingWords();
   if (seq - m_cum >= bits)
   {
     return false;
   }
   const uint64_t i = seq & (bits - 1);
-  return (m_received[i / 64] >> (i % 64)) & 1;
+  return (RingWord(i / 64) >> (i % 64)) & 1;
 }
 
 void
 MrcReceiver::SetReceived(uint64_t seq, bool received)
 {
-  const uint64_t i = seq & (64 * m_received.size() - 1);
+  const uint64_t i = seq & (64 * RingWords() - 1);
   const uint64_t bit = uint64_t(1) << (i % 64);
-  m_received[i / 64] = received ? m_received[i / 64] | bit : m_received[i / 64] & ~bit;
+  uint64_t& word = RingWord(i / 64);
+  word = received ? word | bit : word & ~bit;
 }
 
 uint64_t
 MrcReceiver::ReceivedAboveCum() const
 {
-  if (m_received.empty())
+  const uint64_t words = RingWords();
+  if (words == 0)
   {
     return 0;
   }
   // The ring holds at least 256 packets, so the 64 above m_cum are all in it, in two words.
-  const uint64_t words = m_received.size();
   const uint64_t i = m_cum & (64 * words - 1);
-  const uint64_t lo = m_received[i / 64] >> (i % 64);
-  const uint64_t hi = i % 64 ? m_received[(i / 64 + 1) & (words - 1)] << (64 - i % 64) : 0;
+  const uint64_t lo = RingWord(i / 64) >> (i % 64);
+  const uint64_t hi = i % 64 ? RingWord((i / 64 + 1) & (words - 1)) << (64 - i % 64) : 0;
   return lo | hi;
 }
 
@@ -69,7 +70,7 @@ MrcReceiver::GrowReceiveRing(uint64_t seq)
 {
   // A ring of power-of-two size over [m_cum, m_cum + size): small for most QPs, doubled when a
   // packet arrives further ahead (a QP's window decides how far).
-  const uint64_t bits = 64 * m_received.size();
+  const uint64_t bits = 64 * RingWords();
   if (seq - m_cum < bits)
   {
     return;
@@ -79,16 +80,17 @@ MrcReceiver::GrowReceiveRing(uint64_t seq)
   {
     size *= 2;
   }
-  std::vector<uint64_t> ring(size / 64, 0);
+  auto ring = std::make_unique<uint64_t[]>(1 + size / 64); // zeroed
+  ring[0] = size / 64;
   for (uint64_t s = m_cum; s < m_cum + bits; ++s)
   {
     if (Received(s))
     {
       const uint64_t i = s & (size - 1);
-      ring[i / 64] |= uint64_t(1) << (i % 64);
+      ring[1 + i / 64] |= uint64_t(1) << (i % 64);
     }
   }
-  m_received.swap(ring);
+  m_received = std::move(ring);
 }
 
 void
@@ -168,12 +170,16 @@ MrcReceiver::ReleaseIdle()
 {
   // Every message received is complete, so nothing above the cumulative PSN is marked: the
   // ring holds no information (checked, not assumed), and an absent ring reads the same.
-  if (std::any_of(m_received.begin(), m_received.end(), [](uint64_t word) { return word != 0; }))
+  const uint64_t words = RingWords();
+  for (uint64_t w = 0; w < words; ++w)
   {
-    return;
+    if (RingWord(w) != 0)
+    {
+      return;
+    }
   }
   m_rxMessages.clear();
-  std::vector<uint64_t>().swap(m_received);
+  m_received.reset();
 }
 
 MrcReceiver::RxMessage&

@@ -13,7 +13,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 namespace ns3
 {
@@ -69,8 +69,12 @@ private:
   void SendNack(uint32_t psn, uint16_t ev, uint16_t port);
 
   uint64_t m_cum = 0; ///< all below received
-  /// A bit ring over [m_cum, m_cum + 64 * size): whether each packet there was received.
-  std::vector<uint64_t> m_received;
+  /// A bit ring over [m_cum, m_cum + 64 * RingWords()): whether each packet there was received.
+  /// The first word holds the ring's word count (a power of two), the ring's words follow: an
+  /// idle QP's receiver holds a null pointer (8 bytes) instead of a vector (24).
+  std::unique_ptr<uint64_t[]> m_received;
+  uint64_t RingWords() const { return m_received ? m_received[0] : 0; }
+  uint64_t& RingWord(uint64_t w) const { return m_received[1 + w]; }
   /// Messages being received, in order of first sequence number (nothing allocated while none
   /// is: a ring of one message is 32 bytes, where a map took a 48-byte header and an 80-byte node).
   RingQueue<RxMessage> m_rxMessages;
