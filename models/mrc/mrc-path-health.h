@@ -17,6 +17,7 @@
 #ifndef MRCSIM_MODELS_MRC_PATH_HEALTH_H
 #define MRCSIM_MODELS_MRC_PATH_HEALTH_H
 
+#include "models/engine/grow-by-eighth.h"
 #include "models/wire/usid-list.h"
 
 #include "ns3/nstime.h"
@@ -38,7 +39,11 @@ public:
   static TypeId GetTypeId();
 
   /// \brief `qp` shares in what the NIC's QPs learn.
-  void Register(MrcQueuePair* qp) { m_qps.push_back(qp); }
+  void Register(MrcQueuePair* qp)
+  {
+    GrowByEighth(m_qps); // one entry per QP of the NIC, millions in a large run
+    m_qps.push_back(qp);
+  }
   /// \brief What a QP knows of one lost packet.
   struct Loss
   {

@@ -1,6 +1,7 @@
 #include "models/rdma/rdma-nic.h"
 
 #include "models/engine/fabric-scheduler.h"
+#include "models/engine/grow-by-eighth.h"
 #include "models/wire/roce-udp-header.h"
 
 #include "ns3/abort.h"
@@ -17,24 +18,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RdmaNic");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
-
-namespace
-{
-/// \brief Makes room in `v` for one more element: by an eighth of its size (and 4) when it is
-/// full, where push_back would double it. A NIC's QP lists grow one QP at a time as connections
-/// are made, and a large run holds millions of them: after doubling, up to half of a list's
-/// memory is unused (65 QPs in room for 128, as an MRC NIC in expert groups of 64 has them),
-/// after an eighth at most a ninth.
-template <typename T>
-void
-GrowForOneMore(std::vector<T>& v)
-{
-  if (v.size() == v.capacity())
-  {
-    v.reserve(v.size() + v.size() / 8 + 4);
-  }
-}
-} // namespace
 
 TypeId
 RdmaNic::GetTypeId()
@@ -164,17 +147,17 @@ RdmaNic::AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, u
   NS_ABORT_MSG_IF(m_qpList.size() >= UINT32_MAX, "RdmaNic: more than 2^32 - 1 QPs on GPU " << GetGpu());
   qp->Bind(this, qpn, remoteGpu, remoteQpn);
   const auto place = static_cast<uint32_t>(m_qpList.size());
-  GrowForOneMore(m_qpList);
+  GrowByEighth(m_qpList);
   m_qpList.push_back(qp);
   auto at = std::lower_bound(m_byQpn.begin(), m_byQpn.end(), qpn, [](const auto& e, uint32_t n) { return e.first < n; });
   const auto offset = at - m_byQpn.begin();
-  GrowForOneMore(m_byQpn);
+  GrowByEighth(m_byQpn);
   m_byQpn.insert(m_byQpn.begin() + offset, { qpn, place });
   for (uint16_t p = 0; p < m_ports.size(); ++p)
   {
     if (qp->WantsPort(p))
     {
-      GrowForOneMore(m_ports[p].qps);
+      GrowByEighth(m_ports[p].qps);
       m_ports[p].qps.push_back(place);
       m_ports[p].qpHotLines |= qp->HotLineMask();
     }

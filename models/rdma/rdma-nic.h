@@ -117,7 +117,7 @@ private:
 
   // A NIC holds a few QPs per peer, and a large run millions of QPs: each costs 8 bytes here, 8
   // in m_byQpn and 4 in each port's list (places, not pointers), and the lists grow by an eighth
-  // at a time (GrowForOneMore in rdma-nic.cc).
+  // at a time (GrowByEighth).
   std::vector<Ptr<RdmaQueuePair>> m_qpList; ///< the QPs in the order they were added (their places)
   /// (QP number, place), sorted by number: a lookup per received frame reads one small array.
   std::vector<std::pair<uint32_t, uint32_t>> m_byQpn;

@@ -381,7 +381,7 @@ NetworkService::Add(Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueuePair> y)
     }
     side->qp = ns3::PeekPointer(qp); // its NIC holds it
     qp->SetListener(this);
-    m_qps.push_back(qp);
+    ++m_qpCount;
     for (ConnectionObserver* o : m_observers)
       o->OnQp(qp);
   }

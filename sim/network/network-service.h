@@ -89,9 +89,19 @@ public:
   /// from now on, with the QPs that carry its parts (sim/references/fair-reference.h).
   void SetFairReference(FairReference* fair) { m_fair = fair; }
 
-  /// \brief The QPs this process runs: every QP, but in a run across MPI ranks only those of the
-  /// rank's own GPUs (a connection's other QP lives on its GPU's rank alone).
-  const std::vector<ns3::Ptr<ns3::RdmaQueuePair>>& Qps() const { return m_qps; }
+  /// \brief Calls `f(qp)` for each QP this process runs, in the order they were made: every QP,
+  /// but in a run across MPI ranks only those of the rank's own GPUs (a connection's other QP
+  /// lives on its GPU's rank alone). Their NICs hold them; the service keeps no list of its own
+  /// (8.5 M QPs in the largest runs).
+  template <typename F>
+  void ForEachQp(F f) const
+  {
+    for (const Side& side : m_sides)
+      if (side.qp)
+        f(*side.qp);
+  }
+  /// \brief How many QPs this process runs (ForEachQp).
+  uint64_t QpCount() const { return m_qpCount; }
   /// \brief "QP n: cause" of every QP that went into error, in order.
   const std::vector<std::string>& Errors() const { return m_errors; }
   /// \brief Messages that failed: some part was posted on (or waiting on) a QP in error.
@@ -240,7 +250,7 @@ private:
   PostBatch* m_openBatch = nullptr; ///< the latest, which later posts may join
   double m_connectSeconds = 0;
   std::deque<Side> m_sides; ///< stable addresses
-  std::vector<ns3::Ptr<ns3::RdmaQueuePair>> m_qps;
+  uint64_t m_qpCount = 0; ///< sides with a QP of this process
   std::vector<std::string> m_errors;
   std::function<void()> m_onProgress;
   std::vector<ConnectionObserver*> m_observers;

@@ -73,15 +73,14 @@ RunCounters::Read(const NetworkService& service,
   const ns3::FabricParallelSimulatorImpl* sim = ns3::FabricParallelSimulatorImpl::Get();
   auto local = [sim](uint32_t node) { return !sim || sim->IsLocal(node); };
   RunCounters c;
-  for (const auto& qp : service.Qps())
-  {
-    const ns3::RdmaQpCounters q = qp->Counters();
+  service.ForEachQp([&c](const ns3::RdmaQueuePair& qp) {
+    const ns3::RdmaQpCounters q = qp.Counters();
     c.qps.retransmissions += q.retransmissions;
     c.qps.timeouts += q.timeouts;
     c.qps.lossProbes += q.lossProbes;
     c.qps.packetsSent += q.packetsSent;
     c.qps.evTransitions += q.evTransitions;
-  }
+  });
   for (uint32_t id = 0; id < fabric.NumLinks(); ++id)
   {
     if (!net.HasPorts(id))

@@ -446,7 +446,7 @@ RunTransport(const ScenarioSpec& spec,
   std::vector<uint64_t> linksByRank(ranks, 0);
   std::vector<uint64_t> peakByRank(ranks, 0);
   const uint32_t rank = FabricParallelSimulatorImpl::Get()->GetRank();
-  qpsByRank[rank] = service.Qps().size();
+  qpsByRank[rank] = service.QpCount();
   linksByRank[rank] = net.LinksBuilt();
   peakByRank[rank] = PeakRssBytes();
   FabricParallelSimulatorImpl::SumOverRanks(qpsByRank);
