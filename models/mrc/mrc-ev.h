@@ -41,25 +41,30 @@ EvStateName(EvState s)
 }
 
 /// \brief The states of a queue pair's entropy values, by EV id: two bits each (four EVs a byte),
-/// as a QP has 128-256 EVs and a large run millions of QPs. Everything else about an EV follows
-/// from its index in the QP's EV table (its id, echoed in SACK/NACK): its NIC port and plane (the
-/// EVs are numbered port by port: MrcEvTable::PortOfEv, EvPlane), its SRv6 path
-/// (MrcEvTable::EvUsids, from paths shared between QPs: MrcPathSet), its UDP source port
-/// (EvEntropy::Encode(id)), and whether it sprays or waits as a backup (the table's lists, kept
-/// apart once they leave their first shape).
+/// as a QP has 128-256 EVs and a large run millions of QPs. Until an EV's state first differs
+/// from the others' (most QPs of a large run never see one change), no bits are kept: one state
+/// stands for all. Everything else about an EV follows from its index in the QP's EV table (its
+/// id, echoed in SACK/NACK): its NIC port and plane (the EVs are numbered port by port:
+/// MrcEvTable::PortOfEv, EvPlane), its SRv6 path (MrcEvTable::EvUsids, from paths shared between
+/// QPs: MrcPathSet), its UDP source port (EvEntropy::Encode(id)), and whether it sprays or waits
+/// as a backup (the table's lists, kept apart once they leave their first shape).
 class MrcEvStates
 {
 public:
   MrcEvStates() = default;
   /// \brief `count` EVs, each `state`.
   explicit MrcEvStates(uint32_t count, EvState state = EvState::Good) { Assign(count, state); }
-  MrcEvStates(const MrcEvStates& o) : MrcEvStates(o.m_size) { std::copy(o.m_bits.get(), o.m_bits.get() + Bytes(), m_bits.get()); }
+  MrcEvStates(const MrcEvStates& o) { *this = o; }
   MrcEvStates& operator=(const MrcEvStates& o)
   {
     if (this != &o)
     {
-      Assign(o.m_size, EvState::Good);
-      std::copy(o.m_bits.get(), o.m_bits.get() + Bytes(), m_bits.get());
+      Assign(o.m_size, o.m_all);
+      if (o.m_bits)
+      {
+        m_bits = std::make_unique<uint8_t[]>(Bytes());
+        std::copy(o.m_bits.get(), o.m_bits.get() + Bytes(), m_bits.get());
+      }
     }
     return *this;
   }
@@ -70,17 +75,26 @@ public:
   void Assign(uint32_t count, EvState state)
   {
     m_size = count;
-    m_bits = std::make_unique<uint8_t[]>(Bytes());
-    const uint8_t s = static_cast<uint8_t>(state);
-    std::fill(m_bits.get(), m_bits.get() + Bytes(), static_cast<uint8_t>(s | s << 2 | s << 4 | s << 6));
+    m_all = state;
+    m_bits.reset();
   }
   uint32_t size() const { return m_size; }
   EvState operator[](uint32_t id) const
   {
-    return static_cast<EvState>((m_bits[id >> 2] >> ((id & 3) * 2)) & 3);
+    return m_bits ? static_cast<EvState>((m_bits[id >> 2] >> ((id & 3) * 2)) & 3) : m_all;
   }
   void Set(uint32_t id, EvState state)
   {
+    if (!m_bits)
+    {
+      if (state == m_all)
+      {
+        return;
+      }
+      const uint8_t s = static_cast<uint8_t>(m_all);
+      m_bits = std::make_unique<uint8_t[]>(Bytes());
+      std::fill(m_bits.get(), m_bits.get() + Bytes(), static_cast<uint8_t>(s | s << 2 | s << 4 | s << 6));
+    }
     uint8_t& byte = m_bits[id >> 2];
     const int shift = (id & 3) * 2;
     byte = static_cast<uint8_t>((byte & ~(3 << shift)) | static_cast<uint8_t>(state) << shift);
@@ -89,8 +103,9 @@ public:
 private:
   uint32_t Bytes() const { return (m_size + 3) / 4; }
 
-  std::unique_ptr<uint8_t[]> m_bits;
+  std::unique_ptr<uint8_t[]> m_bits; ///< null: every EV is m_all
   uint32_t m_size = 0;
+  EvState m_all = EvState::Good;
 };
 
 /// \brief EV ids (indices into a QP's EV table), e.g. a NIC port's active EVs: a view that stays
