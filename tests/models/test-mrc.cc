@@ -563,6 +563,17 @@ TEST_CASE("mrc: an EV's state takes two bits and leaves its neighbours' alone", 
     MrcEvStates copy = evs;
     copy.Set(10, around == EvState::Good ? EvState::Denied : EvState::Good);
     CHECK(evs[10] == around); // a copy has states of its own
+    // The same before any EV differed (no bits kept yet: one state stands for all), and after
+    // the table is made again.
+    MrcEvStates fresh(11, around);
+    MrcEvStates early = fresh;
+    early.Set(3, around == EvState::Skip ? EvState::Good : EvState::Skip);
+    CHECK(fresh[3] == around);
+    CHECK(early[3] != around);
+    CHECK(early[2] == around);
+    copy.Assign(11, around);
+    for (uint32_t id = 0; id < 11; ++id)
+      CHECK(copy[id] == around);
   }
 }
 
@@ -595,6 +606,23 @@ TEST_CASE("mrc: one codec maps EVs to UDP source ports and back", "[mrc]")
     CHECK(EvEntropy::Decode(port) == ev);
   }
   CHECK(EvEntropy::Encode(0) == EvEntropy::kBase);
+}
+
+// The round robin keeps a place per NIC port: the first 8 ports' in the selector, the others' in
+// an array made when one of them is first served. Each port goes round on its own.
+TEST_CASE("RoundRobinEvSelector: each NIC port has its own place, beyond the first 8 too", "[mrc][ev]")
+{
+  MrcEvStates evs(4);
+  const std::vector<uint16_t> ids{ 0, 1, 2, 3 };
+  const MrcEvIds candidates(ids.data(), 4);
+  Ptr<RoundRobinEvSelector> s = CreateLight<RoundRobinEvSelector>();
+  for (int port : { 0, 9, 63 })
+    CHECK(s->Select(evs, candidates, port) == 0);
+  CHECK(s->Select(evs, candidates, 9) == 1);
+  CHECK(s->Select(evs, candidates, 9) == 2);
+  CHECK(s->Select(evs, candidates, 63) == 1);
+  CHECK(s->Select(evs, candidates, 0) == 1);
+  CHECK(s->Select(evs, candidates, 7) == 0);
 }
 
 // The random selector draws one stream per QP (EvSelector::SetStream with the QP's GPU and QP
