@@ -74,7 +74,8 @@ private:
   /// idle QP's receiver holds a null pointer (8 bytes) instead of a vector (24).
   std::unique_ptr<uint64_t[]> m_received;
   uint64_t RingWords() const { return m_received ? m_received[0] : 0; }
-  uint64_t& RingWord(uint64_t w) const { return m_received[1 + w]; }
+  uint64_t RingWord(uint64_t w) const { return m_received[1 + w]; }
+  uint64_t& RingWord(uint64_t w) { return m_received[1 + w]; }
   /// Messages being received, in order of first sequence number (nothing allocated while none
   /// is: a ring of one message is 32 bytes, where a map took a 48-byte header and an 80-byte node).
   RingQueue<RxMessage> m_rxMessages;

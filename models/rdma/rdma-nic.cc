@@ -167,9 +167,11 @@ RdmaNic::AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, u
 uint32_t
 RdmaNic::PlaceOf(const RdmaQueuePair* qp) const
 {
-  auto it = std::find_if(m_qpList.begin(), m_qpList.end(), [qp](const auto& q) { return PeekPointer(q) == qp; });
-  NS_ABORT_MSG_IF(it == m_qpList.end(), "RdmaNic: QP " << qp << " is not on GPU " << GetGpu());
-  return static_cast<uint32_t>(it - m_qpList.begin());
+  const uint32_t qpn = qp->GetQpn();
+  auto at = std::lower_bound(m_byQpn.begin(), m_byQpn.end(), qpn, [](const auto& e, uint32_t n) { return e.first < n; });
+  NS_ABORT_MSG_IF(at == m_byQpn.end() || at->first != qpn || PeekPointer(m_qpList[at->second]) != qp,
+                  "RdmaNic: QP " << qpn << " is not on GPU " << GetGpu());
+  return at->second;
 }
 
 uint32_t
@@ -348,9 +350,9 @@ void
 RdmaNic::LinkStateChanged(uint16_t port, bool up)
 {
   NS_LOG_FUNCTION(this << port << up);
-  for (const auto& qp : m_qpList)
+  for (const auto& [qpn, place] : m_byQpn) // by QP number
   {
-    qp->PortStateChanged(port, up);
+    m_qpList[place]->PortStateChanged(port, up);
   }
   if (up)
   {

@@ -40,7 +40,7 @@ NetworkService::SideOf(const ns3::RdmaQueuePair& qp)
   if (const std::optional<Connection> c = m_connections.Find(std::min(gpu, peer), std::max(gpu, peer)))
   {
     for (uint32_t s = c->first; s < c->first + 2 * c->pairs; ++s)
-      if (m_sides[s].qp == &qp)
+      if (ns3::PeekPointer(m_sides[s].qp) == &qp)
         return s;
   }
   throw std::logic_error("NetworkService: QP " + std::to_string(qp.GetQpn()) + " of GPU " + std::to_string(gpu) +
@@ -91,7 +91,7 @@ NetworkService::~NetworkService()
 {
   for (Side& side : m_sides)
     if (side.qp)
-      side.qp->SetListener(nullptr); // a QP may outlive the service (its NIC holds it)
+      side.qp->SetListener(nullptr); // a QP may outlive the service (when its NIC still holds it)
 }
 
 void
@@ -379,7 +379,7 @@ NetworkService::Add(Ptr<ns3::RdmaQueuePair> x, Ptr<ns3::RdmaQueuePair> y)
                                "ConnectQueuePairs)");
       continue;
     }
-    side->qp = ns3::PeekPointer(qp); // its NIC holds it
+    side->qp = qp; // its NIC holds it too
     qp->SetListener(this);
     ++m_qpCount;
     for (ConnectionObserver* o : m_observers)

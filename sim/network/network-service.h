@@ -91,7 +91,7 @@ public:
 
   /// \brief Calls `f(qp)` for each QP this process runs, in the order they were made: every QP,
   /// but in a run across MPI ranks only those of the rank's own GPUs (a connection's other QP
-  /// lives on its GPU's rank alone). Their NICs hold them; the service keeps no list of its own
+  /// lives on its GPU's rank alone). The sides hold them; the service keeps no list of its own
   /// (8.5 M QPs in the largest runs).
   template <typename F>
   void ForEachQp(F f) const
@@ -141,7 +141,9 @@ private:
   /// the other of its pair. 32 bytes: every process holds one per QP of the run.
   struct Side
   {
-    ns3::RdmaQueuePair* qp = nullptr; ///< null when another MPI rank runs it (its NIC holds it)
+    /// Null when another MPI rank runs it. A reference: the run disposes the NICs
+    /// (Simulator::Destroy) while the service still lives, and its destructor lets go of the QPs.
+    ns3::Ptr<ns3::RdmaQueuePair> qp;
     PendingQueue sent;                ///< parts this QP sent, completed at the peer's receive
     FairReference::Route route;
     bool failed = false;
