@@ -19,6 +19,17 @@ NS_LOG_COMPONENT_DEFINE("RdmaNic");
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
 
+namespace
+{
+/// \brief The first (QP number, place) entry of the sorted table whose number is not below `qpn`.
+template <typename Table>
+auto
+LowerBoundQpn(Table& byQpn, uint32_t qpn)
+{
+  return std::lower_bound(byQpn.begin(), byQpn.end(), qpn, [](const auto& e, uint32_t n) { return e.first < n; });
+}
+} // namespace
+
 TypeId
 RdmaNic::GetTypeId()
 {
@@ -149,7 +160,7 @@ RdmaNic::AddQueuePair(Ptr<RdmaQueuePair> qp, uint32_t qpn, uint32_t remoteGpu, u
   const auto place = static_cast<uint32_t>(m_qpList.size());
   GrowByEighth(m_qpList);
   m_qpList.push_back(qp);
-  auto at = std::lower_bound(m_byQpn.begin(), m_byQpn.end(), qpn, [](const auto& e, uint32_t n) { return e.first < n; });
+  auto at = LowerBoundQpn(m_byQpn, qpn);
   const auto offset = at - m_byQpn.begin();
   GrowByEighth(m_byQpn);
   m_byQpn.insert(m_byQpn.begin() + offset, { qpn, place });
@@ -168,7 +179,7 @@ uint32_t
 RdmaNic::PlaceOf(const RdmaQueuePair* qp) const
 {
   const uint32_t qpn = qp->GetQpn();
-  auto at = std::lower_bound(m_byQpn.begin(), m_byQpn.end(), qpn, [](const auto& e, uint32_t n) { return e.first < n; });
+  auto at = LowerBoundQpn(m_byQpn, qpn);
   NS_ABORT_MSG_IF(at == m_byQpn.end() || at->first != qpn || PeekPointer(m_qpList[at->second]) != qp,
                   "RdmaNic: QP " << qpn << " is not on GPU " << GetGpu());
   return at->second;
@@ -197,7 +208,7 @@ RdmaNic::OfNode(uint32_t nodeId)
 RdmaQueuePair*
 RdmaNic::FindQp(uint32_t qpn) const
 {
-  auto at = std::lower_bound(m_byQpn.begin(), m_byQpn.end(), qpn, [](const auto& e, uint32_t n) { return e.first < n; });
+  auto at = LowerBoundQpn(m_byQpn, qpn);
   return at != m_byQpn.end() && at->first == qpn ? PeekPointer(m_qpList[at->second]) : nullptr;
 }
 
