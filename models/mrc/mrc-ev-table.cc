@@ -55,11 +55,9 @@ MrcEvTable::SetUp(uint32_t perPlane, uint32_t backups, bool srv6)
     // Path index k: at the source T0 it picks up-port k mod (up-ports), so the EVs of a plane
     // cover its T1s evenly. An EV without a path is denied.
     std::vector<MrcPortPaths> paths(ports);
-    m_places = std::make_unique<MrcPortPlace[]>(ports);
     for (uint16_t port = 0; port < ports; ++port)
     {
       paths[port] = MrcPathSets::Get(*routing, nic.GetGpu(), remoteGpu, nic.PlaneOfPort(port), pathOffset, m_evsPerPort);
-      m_places[port] = paths[port].place;
       for (uint32_t k = 0; k < m_evsPerPort; ++k)
       {
         if (paths[port].PathOf(k) < 0)
@@ -69,6 +67,7 @@ MrcEvTable::SetUp(uint32_t perPlane, uint32_t backups, bool srv6)
         }
       }
     }
+    m_places.Assign(paths);
     m_pathSets = MrcPathSets::Share(*routing, paths);
   }
   m_lists.reset();

@@ -67,7 +67,7 @@ public:
       return UsidList();
     }
     const uint16_t port = PortOfEv(id);
-    return m_places[port].Usids((*m_pathSets)[port].get(), id - uint32_t(port) * m_evsPerPort);
+    return m_places.At(port).Usids((*m_pathSets)[port].get(), id - uint32_t(port) * m_evsPerPort);
   }
   /// \brief Active (spraying) EVs of NIC port `port`.
   MrcEvIds ActiveEvs(uint16_t port) const
@@ -152,7 +152,7 @@ private:
   /// shared by the QPs whose ports have the same sets) and where they start in it, with the
   /// destination's uSIDs.
   std::shared_ptr<const MrcPortSets> m_pathSets;
-  std::unique_ptr<MrcPortPlace[]> m_places;
+  MrcPortPlaces m_places;
   uint32_t m_evsPerPort = 1; ///< active and backup EVs of each NIC port
   uint16_t m_perPlane = 0;   ///< active EVs of each NIC port at set-up
   uint16_t m_numPorts = 0;

@@ -201,6 +201,53 @@ MrcPathSets::Get(const mrcsim::FabricRouting& routing,
   return out;
 }
 
+void
+MrcPortPlaces::Assign(const std::vector<MrcPortPaths>& ports)
+{
+  Release();
+  bool one = true;
+  const MrcPortPlace* first = nullptr;
+  for (std::size_t p = 0; p < ports.size() && one; ++p)
+  {
+    if (!ports[p].set)
+    {
+      continue;
+    }
+    const MrcPortPlace& place = ports[p].place;
+    if (!first)
+    {
+      first = &place;
+    }
+    one = place.base == first->base && place.tail[0] == first->tail[0] &&
+          place.tail[1] == mrcsim::FabricRouting::PortUsid(static_cast<uint16_t>(p));
+  }
+  if (one)
+  {
+    m_word = kInline;
+    if (first)
+    {
+      m_word |= (uint64_t(first->base) << 32) | (uint64_t(first->tail[0]) << 16);
+    }
+    return;
+  }
+  auto* places = new MrcPortPlace[ports.size()];
+  for (std::size_t p = 0; p < ports.size(); ++p)
+  {
+    places[p] = ports[p].place;
+  }
+  m_word = reinterpret_cast<uint64_t>(places);
+}
+
+void
+MrcPortPlaces::Release()
+{
+  if (m_word && !(m_word & kInline))
+  {
+    delete[] reinterpret_cast<MrcPortPlace*>(m_word);
+  }
+  m_word = 0;
+}
+
 std::shared_ptr<const MrcPortSets>
 MrcPathSets::Share(const mrcsim::FabricRouting& routing, const std::vector<MrcPortPaths>& ports)
 {

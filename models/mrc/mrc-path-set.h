@@ -10,8 +10,9 @@
 // 256 up-ports and 16 links per T0-T1 pair, 4,096 indices). Otherwise a set holds one period of
 // the index (FabricRouting::PathPeriod) by column, the positions where all its paths agree kept
 // once. A queue pair keeps, per NIC port, the set, where its EVs start in it (its path offset
-// modulo the set's size) and the destination's two uSIDs (MrcPortPlace), and its ports' sets as
-// one block shared with the QPs whose ports have the same sets (MrcPortSets). Sets are made on first
+// modulo the set's size) and the destination's two uSIDs (MrcPortPlace; all its ports' in 8 bytes
+// where the planes agree, MrcPortPlaces), and its ports' sets as one block shared with the QPs
+// whose ports have the same sets (MrcPortSets). Sets are made on first
 // use and kept by the routing's Version(), source T0 and destination T0 (one registry for the
 // process, thread-safe: QPs are set up in their partitions' threads); QPs hold them by
 // shared_ptr, so the paths a QP took before a link changed stay with it, as they did when each QP
@@ -155,6 +156,46 @@ struct MrcPortPaths
 
   int64_t PathOf(uint32_t k) const { return place.PathOf(set.get(), k); }
   UsidList Usids(uint32_t k) const { return place.Usids(set.get(), k); }
+};
+
+/// \brief The places of a queue pair's NIC ports (MrcPortPlace, by port) in 8 bytes. On a
+/// multiplane fabric they share one form: the same base in every port's set (the planes' sets have
+/// the same size), the same port at the destination T0, and the destination's NIC port in each
+/// plane numbered as the QP's own port of that plane. Then the base and the T0's port are kept
+/// in place of an array (8 bytes a port, each allocated per QP: 64 for 8 ports, millions of QPs);
+/// otherwise the array. Ports without a set are left out of the comparison (no EV of theirs
+/// has a path, so their place is never read).
+class MrcPortPlaces
+{
+public:
+  MrcPortPlaces() = default;
+  ~MrcPortPlaces() { Release(); }
+  MrcPortPlaces(const MrcPortPlaces&) = delete;
+  MrcPortPlaces& operator=(const MrcPortPlaces&) = delete;
+
+  /// \brief Keeps the places of `ports` (a QP's, by NIC port: MrcPathSets::Get).
+  void Assign(const std::vector<MrcPortPaths>& ports);
+  /// \brief Port `port`'s place (one of those assigned).
+  MrcPortPlace At(uint16_t port) const
+  {
+    if (m_word & kInline)
+    {
+      MrcPortPlace place;
+      place.base = static_cast<uint32_t>(m_word >> 32);
+      place.tail = { static_cast<uint16_t>(m_word >> 16), mrcsim::FabricRouting::PortUsid(port) };
+      return place;
+    }
+    return reinterpret_cast<const MrcPortPlace*>(m_word)[port];
+  }
+  /// \brief Whether the places are kept in the one form (no array).
+  bool Compact() const { return (m_word & kInline) != 0; }
+
+private:
+  void Release();
+  /// Bit 0 set: the one form, base in bits 32 to 63 and the destination T0's port uSID in bits 16
+  /// to 31; else the array's address (MrcPortPlace is 4-byte aligned: bit 0 is clear), or 0.
+  static constexpr uint64_t kInline = 1;
+  uint64_t m_word = 0;
 };
 
 /// \brief The path sets of a queue pair's NIC ports, by port (null: none for that port), as one

@@ -126,6 +126,65 @@ TEST_CASE("mrc path sets: QPs whose ports have the same sets share one block of 
   CHECK((*a)[0] != (*after)[0]);
 }
 
+TEST_CASE("mrc path sets: a QP's port places are kept in one form where its planes agree, else by port",
+          "[mrc][paths]")
+{
+  const Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));
+  FabricRouting routing(fabric);
+  const auto ports = [&](uint32_t src, uint32_t dst, uint64_t offset)
+  {
+    std::vector<MrcPortPaths> p;
+    for (int plane = 0; plane < fabric.NumPlanes(); ++plane)
+      p.push_back(MrcPathSets::Get(routing, src, dst, plane, offset, 8));
+    return p;
+  };
+  // Every port's place is the one it was given, and each EV's uSIDs are the same through them.
+  const auto same = [](const MrcPortPlaces& places, const std::vector<MrcPortPaths>& p)
+  {
+    for (uint16_t port = 0; port < p.size(); ++port)
+    {
+      if (!p[port].set)
+        continue;
+      INFO("port " << port);
+      CHECK(places.At(port).base == p[port].place.base);
+      CHECK(places.At(port).tail == p[port].place.tail);
+      for (uint32_t k = 0; k < 8; ++k)
+        CHECK(Same(places.At(port).Usids(p[port].set.get(), k), p[port].Usids(k)));
+    }
+  };
+  // A multiplane fabric's planes have sets of one size, and port p of a NIC is in plane p.
+  const std::vector<MrcPortPaths> regular = ports(3, 60, (uint64_t(1) << 40) + 77);
+  MrcPortPlaces places;
+  places.Assign(regular);
+  CHECK(places.Compact());
+  same(places, regular);
+  // A port without a set (no path in its plane) is left out of the comparison.
+  std::vector<MrcPortPaths> missing = regular;
+  missing[2] = MrcPortPaths();
+  places.Assign(missing);
+  CHECK(places.Compact());
+  same(places, missing);
+  // Places that differ (a set of another size, a GPU's plane on another NIC port): by port.
+  for (int variant = 0; variant < 3; ++variant)
+  {
+    std::vector<MrcPortPaths> other = regular;
+    if (variant == 0)
+      other[5].place.base += 1;
+    else if (variant == 1)
+      other[1].place.tail[0] += 1;
+    else
+      std::swap(other[0].place.tail[1], other[7].place.tail[1]);
+    INFO("variant " << variant);
+    places.Assign(other);
+    CHECK(!places.Compact());
+    same(places, other);
+  }
+  // Assigned again, the one form returns (and the array is given back: the sanitizer job checks).
+  places.Assign(regular);
+  CHECK(places.Compact());
+  same(places, regular);
+}
+
 TEST_CASE("mrc path sets: a link going down gives new QPs new paths and leaves old ones theirs", "[mrc][paths]")
 {
   const Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));
