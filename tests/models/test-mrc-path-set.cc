@@ -29,6 +29,16 @@ Same(const UsidList& a, const UsidList& b)
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
 }
 
+/// A QP's ports, one per plane, as an MRC QP's EV table takes them (8 EVs a port).
+std::vector<MrcPortPaths>
+PortsOf(const Fabric& fabric, const FabricRouting& routing, uint32_t src, uint32_t dst, uint64_t offset)
+{
+  std::vector<MrcPortPaths> p;
+  for (int plane = 0; plane < fabric.NumPlanes(); ++plane)
+    p.push_back(MrcPathSets::Get(routing, src, dst, plane, offset, 8));
+  return p;
+}
+
 } // namespace
 
 TEST_CASE("mrc path sets: every EV's uSIDs are the routing's for its path index", "[mrc][paths]")
@@ -95,14 +105,8 @@ TEST_CASE("mrc path sets: QPs whose ports have the same sets share one block of 
 {
   const Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));
   FabricRouting routing(fabric);
-  // A QP's ports, one per plane, as an MRC QP's EV table takes them.
   const auto ports = [&](uint32_t src, uint32_t dst, uint64_t offset)
-  {
-    std::vector<MrcPortPaths> p;
-    for (int plane = 0; plane < fabric.NumPlanes(); ++plane)
-      p.push_back(MrcPathSets::Get(routing, src, dst, plane, offset, 8));
-    return p;
-  };
+  { return PortsOf(fabric, routing, src, dst, offset); };
   // GPUs 0 and 1 under one T0, 62 and 63 under another, 2 under the first (of every plane).
   const auto a = MrcPathSets::Share(routing, ports(0, 62, 11));
   const auto b = MrcPathSets::Share(routing, ports(1, 63, 999));
@@ -132,12 +136,7 @@ TEST_CASE("mrc path sets: a QP's port places are kept in one form where its plan
   const Fabric fabric = BuildFabric(PresetSpec("multiplane-64"));
   FabricRouting routing(fabric);
   const auto ports = [&](uint32_t src, uint32_t dst, uint64_t offset)
-  {
-    std::vector<MrcPortPaths> p;
-    for (int plane = 0; plane < fabric.NumPlanes(); ++plane)
-      p.push_back(MrcPathSets::Get(routing, src, dst, plane, offset, 8));
-    return p;
-  };
+  { return PortsOf(fabric, routing, src, dst, offset); };
   // Every port's place is the one it was given, and each EV's uSIDs are the same through them.
   const auto same = [](const MrcPortPlaces& places, const std::vector<MrcPortPaths>& p)
   {
