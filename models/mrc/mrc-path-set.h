@@ -200,7 +200,7 @@ private:
 
 /// \brief The path sets of a queue pair's NIC ports, by port (null: none for that port), as one
 /// block that the QPs whose ports have the same sets share (MrcPathSets::Share): a QP keeps a
-/// pointer to it and a place per port (MrcPortPlace), not a set pointer per port.
+/// pointer to it and its ports' places (MrcPortPlaces), not a set pointer per port.
 using MrcPortSets = std::vector<std::shared_ptr<const MrcPathSet>>;
 
 /// \brief The process's shared path sets (see the file comment).
