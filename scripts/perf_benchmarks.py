@@ -332,7 +332,8 @@ def by_rank(data, label):
     wc = get(data, "summary.wall_clock." + label)
     return {"qps": sum(wc["qps_by_rank"]), "qps_max": max(wc["qps_by_rank"]),
             "links_max": max(wc["links_built_by_rank"]),
-            "peak_bytes_max": max(wc["peak_rss_bytes_by_rank"]), "ranks": len(wc["qps_by_rank"])}
+            "peak_bytes_max": max(wc["peak_rss_bytes_by_rank"]), "peak_bytes_sum": sum(wc["peak_rss_bytes_by_rank"]),
+            "ranks": len(wc["qps_by_rank"])}
 
 
 def ranks_benchmark(transport):
@@ -350,6 +351,30 @@ def ranks_benchmark(transport):
 
 for _t in GROWTH_TRANSPORTS:
     BENCHMARKS["ranks-%s-g%d" % (_t, GROWTH_GROUPS[-1])] = ranks_benchmark(_t)
+
+
+def moe_step_g64_ranks(transport):
+    """multiplane-131k with expert groups of 64, one transport, in 4 MPI ranks (a partition per
+    rank, on this machine's 2 cores): the step's figures (step_transport_figures) and what the
+    ranks hold, the largest rank's peak and the sum of all ranks' peaks. Set beside the one-process
+    run (moe_step_g64)."""
+    args = moe_step_g64(transport)["args"]
+    at = args.index("--partitions")
+    args = args[:at] + args[at + 2:]
+    return {"launcher": ["mpirun", "-np", str(RANKS)], "env": MPI_ENV, "args": args, "source": "summary",
+            "long": True, "runs": 1, "derive": {"by_rank": lambda data: by_rank(data, transport)},
+            "figures": {"wall_s": ("wall", "{:.0f} s"),
+                        **step_transport_figures(transport),
+                        "messages_failed": ("summary.runs.%s.messages.failed" % transport, "{:.0f}"),
+                        "ranks": ("by_rank.ranks", "{:.0f}"),
+                        "qps_per_rank_max": ("by_rank.qps_max", "{:.0f}"),
+                        "links_built_per_rank_max": ("by_rank.links_max", "{:.0f}"),
+                        "peak_rss_mib_per_rank_max": ("by_rank.peak_bytes_max", "{:.0f} MiB", MIB),
+                        "peak_rss_mib_all_ranks": ("by_rank.peak_bytes_sum", "{:.0f} MiB", MIB)}}
+
+
+for _t in GROWTH_TRANSPORTS:
+    BENCHMARKS["multiplane-131k-g64-%s-ranks" % _t] = moe_step_g64_ranks(_t)
 
 def perm_8192_with(settings=None):
     """`bench perm-8192` (two partitions) as a member of a comparison, with `settings` (one off):
