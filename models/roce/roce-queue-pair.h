@@ -23,6 +23,8 @@
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -56,15 +58,15 @@ public:
   FabricPacketSpec PathSpec() const { return DataSpec(Plane(), m_entropy, 0, true, true); }
   RdmaQpCounters Counters() const override
   {
-    return { m_requester.PacketsSent(), m_requester.Retransmissions(), m_requester.Timeouts(), 0 };
+    return { m_requester.PacketsSent(), Retransmissions(), Timeouts(), 0 };
   }
   uint64_t PacketsSent() const { return m_requester.PacketsSent(); }
-  uint64_t Retransmissions() const { return m_requester.Retransmissions(); }
-  uint64_t Timeouts() const { return m_requester.Timeouts(); }
-  uint64_t NaksSent() const { return m_responder.NaksSent(); }
-  uint64_t CnpsSent() const { return m_responder.CnpsSent(); }
-  uint64_t CnpsReceived() const { return m_requester.CnpsReceived(); }
-  uint64_t OutOfOrderDrops() const { return m_responder.OutOfOrderDrops(); }
+  uint64_t Retransmissions() const { return m_rare ? m_rare->retransmissions : 0; }
+  uint64_t Timeouts() const { return m_rare ? m_rare->timeouts : 0; }
+  uint64_t NaksSent() const { return m_rare ? m_rare->naksSent : 0; }
+  uint64_t CnpsSent() const { return m_rare ? m_rare->cnpsSent : 0; }
+  uint64_t CnpsReceived() const { return m_rare ? m_rare->cnpsReceived : 0; }
+  uint64_t OutOfOrderDrops() const { return m_rare ? m_rare->outOfOrder : 0; }
   /// \brief Current sending rate (the port rate without DCQCN or before its first CNP).
   DataRate GetRate() const { return m_requester.GetRate(); }
   /// \brief The DCQCN rate control: null without DCQCN and until the QP's first CNP.
@@ -86,6 +88,23 @@ private:
   friend class RoceResponder;
 
   // ---- services for the halves
+  /// What a QP that neither loses nor marks a packet never counts: go-back-N's and DCQCN's events,
+  /// in a block made at the first (a large run's QPs mostly count none).
+  struct RareCounts
+  {
+    uint64_t retransmissions = 0; ///< packets sent again (requester)
+    uint64_t timeouts = 0;        ///< retransmission timeouts (requester)
+    uint64_t cnpsReceived = 0;    ///< (requester)
+    uint64_t naksSent = 0;        ///< (responder)
+    uint64_t cnpsSent = 0;        ///< (responder)
+    uint64_t outOfOrder = 0;      ///< data packets dropped out of order (responder)
+  };
+  RareCounts& Rare()
+  {
+    if (!m_rare)
+      m_rare = std::make_unique<RareCounts>();
+    return *m_rare;
+  }
   RdmaNic& Nic() const { return *m_nic; }
   int Plane() const;
   uint16_t Entropy() const { return m_entropy; }
@@ -115,10 +134,16 @@ private:
   /// \brief Copies the configuration of `prototype` (CreatePrototype), none of its state.
   RoceQueuePair(const RoceQueuePair& prototype);
   RoceQueuePair& operator=(const RoceQueuePair&) = delete;
+  /// \brief Compile-time checks of the size and of the layout HotLineMask names (static_asserts
+  /// only).
+  static void CheckLayout();
 
   // Layout: the configuration NextPacket reads (port, entropy), the shared rest and the
-  // requester's state come right after the base class (72 bytes), in the lines the
-  // constructor's HotLineMask names (lines 0 to 5); the responder follows.
+  // requester's state come right after the base class (56 bytes), in the lines the
+  // constructor's HotLineMask names (lines 0 to 2); the responder follows. The halves find the QP
+  // from their place in it (no reference each), their timers are 8-byte handles and the counts
+  // of rare events are a block apart: 288 bytes, one of tcmalloc's size classes (CheckLayout),
+  // where they took 384.
   uint16_t m_port;
   uint16_t m_entropy;
   /// The attributes every QP copied from one prototype has alike, in one block they share
@@ -135,8 +160,8 @@ private:
   };
   SharedConfig<Config> m_config;
 
-  RoceRequester m_requester{ *this };
-  RoceResponder m_responder{ *this };
+  RoceRequester m_requester;
+  RoceResponder m_responder;
 
   /// The trace sources, made at the first connection.
   struct RoceTraces
@@ -145,7 +170,26 @@ private:
     TracedCallback<uint32_t, uint32_t, uint64_t, bool> rewind;
   };
   std::unique_ptr<RoceTraces> m_roceTraces;
+  std::unique_ptr<RareCounts> m_rare; ///< made at the first count (Rare)
 };
+
+// A half's QP: the half is a member at a fixed offset (as MrcQueuePair's parts find theirs;
+// offsetof on a class with virtual functions is conditionally supported, and GCC supports it
+// for a class without virtual bases).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+inline RoceQueuePair&
+RoceRequester::Qp() const
+{
+  return *reinterpret_cast<RoceQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(RoceQueuePair, m_requester));
+}
+
+inline RoceQueuePair&
+RoceResponder::Qp() const
+{
+  return *reinterpret_cast<RoceQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(RoceQueuePair, m_responder));
+}
+#pragma GCC diagnostic pop
 
 } // namespace ns3
 

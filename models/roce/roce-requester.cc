@@ -22,7 +22,7 @@ NS_LOG_COMPONENT_DEFINE("RoceRequester");
 void
 RoceRequester::Dispose()
 {
-  Simulator::Cancel(m_timer);
+  m_timer.Cancel();
   if (m_dcqcn)
   {
     m_dcqcn->Stop();
@@ -33,8 +33,8 @@ RoceRequester::Dispose()
 void
 RoceRequester::HandleCnp()
 {
-  ++m_cnpsReceived;
-  if (!m_qp.DcqcnEnabled())
+  ++Qp().Rare().cnpsReceived;
+  if (!Qp().DcqcnEnabled())
   {
     return;
   }
@@ -43,7 +43,7 @@ RoceRequester::HandleCnp()
     // Made now, not at the first message: until its first CNP, DCQCN holds the line rate and
     // changes nothing (no timer runs, no byte counts, alpha waits at its initial value), so a QP
     // never told of congestion needs no rate control, and a large run's QPs mostly are not.
-    m_dcqcn = m_qp.NewRateControl();
+    m_dcqcn = Qp().NewRateControl();
     m_dcqcn->Start(Wire().GetDataRate());
   }
   m_dcqcn->OnCnp();
@@ -64,21 +64,21 @@ RoceRequester::RateOn(const FabricPort& wire) const
 const FabricPort&
 RoceRequester::Wire() const
 {
-  return *m_qp.Nic().GetHost()->PortAt(m_qp.GetPort());
+  return *Qp().Nic().GetHost()->PortAt(Qp().GetPort());
 }
 
 uint64_t
 RoceRequester::PostWrite(uint64_t bytes)
 {
-  RdmaNic& nic = m_qp.Nic();
-  if (m_nextMessageId == 0 && m_qp.DcqcnEnabled())
+  RdmaNic& nic = Qp().Nic();
+  if (m_nextMessageId == 0 && Qp().DcqcnEnabled())
   {
-    m_qp.CheckRateControl(Wire().GetDataRate()); // as Start will at the first CNP
+    Qp().CheckRateControl(Wire().GetDataRate()); // as Start will at the first CNP
   }
   const uint64_t mtu = nic.Mtu();
   if (m_sndNxt == m_totalSeq)
   {
-    nic.JoinTail(&m_qp); // nothing was left to send
+    nic.JoinTail(&Qp()); // nothing was left to send
   }
   Message m{ m_nextMessageId++, bytes, m_totalSeq, (bytes + mtu - 1) / mtu, Simulator::Now() };
   m_totalSeq += m.packets;
@@ -87,9 +87,9 @@ RoceRequester::PostWrite(uint64_t bytes)
   {
     m_lastProgress = Simulator::Now(); // idle until now: stalls are measured from here
   }
-  if (!m_qp.IsInError())
+  if (!Qp().IsInError())
   {
-    nic.NotifyReady(m_qp.GetPort());
+    nic.NotifyReady(Qp().GetPort());
   }
   return m.id;
 }
@@ -104,14 +104,14 @@ RoceRequester::MessageOf(uint64_t seq) const
 FramePtr
 RoceRequester::BuildData(uint64_t seq)
 {
-  RdmaNic& nic = m_qp.Nic();
+  RdmaNic& nic = Qp().Nic();
   const Message& m = MessageOf(seq);
   const uint64_t index = seq - m.firstSeq;
   const uint64_t mtu = nic.Mtu();
   const uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(mtu, m.bytes - index * mtu));
   const bool first = index == 0;
   const bool last = index + 1 == m.packets;
-  FabricPacketSpec spec = m_qp.DataSpec(m_qp.Plane(), m_qp.Entropy(), seq, first, last);
+  FabricPacketSpec spec = Qp().DataSpec(Qp().Plane(), Qp().Entropy(), seq, first, last);
   spec.payloadBytes = payload;
   // The first packet's RETH: where the message goes (its DMA length is the packet's payload).
   return MakeWriteFrame(spec, first, index * mtu, payload);
@@ -125,7 +125,7 @@ RoceRequester::NextPacket(Time* retryAt)
     return FramePtr();
   }
   const Time now = Simulator::Now();
-  if (m_qp.DcqcnEnabled() && now < m_nextSendTime)
+  if (Qp().DcqcnEnabled() && now < m_nextSendTime)
   {
     if (retryAt)
     {
@@ -137,12 +137,12 @@ RoceRequester::NextPacket(Time* retryAt)
   const bool wasIdle = m_sndUna == m_highestSent; // nothing was awaiting an ACK
   if (m_sndNxt < m_highestSent)
   {
-    ++m_retransmissions;
+    ++Qp().Rare().retransmissions;
   }
   ++m_sndNxt;
   m_highestSent = std::max(m_highestSent, m_sndNxt);
   ++m_packetsSent;
-  if (m_qp.DcqcnEnabled())
+  if (Qp().DcqcnEnabled())
   {
     // Paced at DCQCN's rate: the line rate until the first CNP.
     const FabricPort& wire = Wire();
@@ -155,7 +155,7 @@ RoceRequester::NextPacket(Time* retryAt)
   }
   // The timer runs from the oldest send awaiting an ACK: the first send after an idle spell
   // restarts it even if a pending event (left from the last ACK) is still to fire.
-  if (wasIdle || !m_timer.IsRunning())
+  if (wasIdle || !m_timer.IsPending())
   {
     ArmTimer();
   }
@@ -178,7 +178,7 @@ RoceRequester::HandleAck(const RdmaRxInfo& info)
     while (!m_messages.empty() && m_messages.front().firstSeq + m_messages.front().packets <= m_sndUna)
     {
       const Message& m = m_messages.front();
-      m_qp.SendComplete(m.id, m.bytes, m.posted);
+      Qp().SendComplete(m.id, m.bytes, m.posted);
       m_messages.pop_front();
     }
     if (m_messages.empty())
@@ -187,12 +187,12 @@ RoceRequester::HandleAck(const RdmaRxInfo& info)
     }
     if (m_stalled)
     {
-      m_qp.TraceStall(now - m_lastProgress);
+      Qp().TraceStall(now - m_lastProgress);
       m_stalled = false;
     }
     m_lastProgress = now;
     m_retries = 0;
-    m_rto = m_qp.RtoBase();
+    m_rto = Qp().RtoBase();
     if (m_sndNxt < m_sndUna)
     {
       m_sndNxt = m_sndUna;
@@ -212,11 +212,11 @@ RoceRequester::Rewind(uint64_t toSeq, bool timeout)
   {
     return;
   }
-  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": go back to PSN " << (toSeq & kPsnMask) << ", " << m_sndNxt - toSeq
+  NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": go back to PSN " << (toSeq & kPsnMask) << ", " << m_sndNxt - toSeq
                      << " packets" << (timeout ? " (timeout)" : " (NAK)"));
-  m_qp.TraceRewind(static_cast<uint32_t>(toSeq & kPsnMask), m_sndNxt - toSeq, timeout);
+  Qp().TraceRewind(static_cast<uint32_t>(toSeq & kPsnMask), m_sndNxt - toSeq, timeout);
   m_sndNxt = toSeq;
-  m_qp.Nic().NotifyReady(m_qp.GetPort());
+  Qp().Nic().NotifyReady(Qp().GetPort());
 }
 
 void
@@ -224,43 +224,44 @@ RoceRequester::ArmTimer()
 {
   if (m_rto.IsZero())
   {
-    m_rto = m_qp.RtoBase();
+    m_rto = Qp().RtoBase();
   }
   m_deadline = Simulator::Now() + m_rto;
   // Re-armed, not re-created: an earlier pending event looks at the deadline and waits on.
-  if (!m_timer.IsRunning())
+  if (!m_timer.IsPending())
   {
-    m_timer = m_qp.ScheduleTimer(m_rto, &RoceRequester::OnTimer, this);
+    m_timer = Qp().ScheduleTimer(m_rto, &RoceRequester::OnTimer, this);
   }
 }
 
 void
 RoceRequester::OnTimer()
 {
-  if (m_qp.IsInError() || m_sndUna >= m_highestSent)
+  m_timer.Clear();
+  if (Qp().IsInError() || m_sndUna >= m_highestSent)
   {
     return; // nothing outstanding
   }
   const Time now = Simulator::Now();
   if (now < m_deadline)
   {
-    m_timer = m_qp.ScheduleTimer(m_deadline - now, &RoceRequester::OnTimer, this);
+    m_timer = Qp().ScheduleTimer(m_deadline - now, &RoceRequester::OnTimer, this);
     return;
   }
-  ++m_timeouts;
+  const uint64_t timeouts = ++Qp().Rare().timeouts;
   m_stalled = true;
-  NS_LOG_DEBUG("QP " << m_qp.GetQpn() << ": retransmission timeout " << m_timeouts << " at PSN " << (m_sndUna & kPsnMask));
-  if (++m_retries > m_qp.RetryLimit())
+  NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": retransmission timeout " << timeouts << " at PSN " << (m_sndUna & kPsnMask));
+  if (++m_retries > Qp().RetryLimit())
   {
-    m_qp.FailQp("retry limit " + std::to_string(m_qp.RetryLimit()) + " exceeded: PSN " +
-                std::to_string(m_sndUna & kPsnMask) + " unacknowledged after " + std::to_string(m_timeouts) +
+    Qp().FailQp("retry limit " + std::to_string(Qp().RetryLimit()) + " exceeded: PSN " +
+                std::to_string(m_sndUna & kPsnMask) + " unacknowledged after " + std::to_string(timeouts) +
                 " timeouts");
     return;
   }
   m_rto = m_rto * 2; // exponential backoff until progress
   Rewind(m_sndUna, true);
   m_deadline = now + m_rto;
-  m_timer = m_qp.ScheduleTimer(m_rto, &RoceRequester::OnTimer, this);
+  m_timer = Qp().ScheduleTimer(m_rto, &RoceRequester::OnTimer, this);
 }
 
 } // namespace ns3

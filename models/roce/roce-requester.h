@@ -7,6 +7,7 @@
 #ifndef MRCSIM_MODELS_ROCE_REQUESTER_H
 #define MRCSIM_MODELS_ROCE_REQUESTER_H
 
+#include "models/engine/event-handle.h"
 #include "models/fabric/fabric-frame.h"
 #include "models/rdma/rdma-queue-pair.h"
 #include "models/roce/dcqcn-rate-control.h"
@@ -26,11 +27,12 @@ class FabricPort;
 class RoceQueuePair;
 
 /// \brief The requester half of a RoCEv2 RC queue pair (see the file comment). A member of its
-/// RoceQueuePair, through which it reaches the NIC, the configuration and the trace sources.
+/// RoceQueuePair, through which it reaches the NIC, the configuration, the trace sources and
+/// the rare counts (RoceQueuePair::RareCounts); it finds its QP from its place in it.
 class RoceRequester
 {
 public:
-  explicit RoceRequester(RoceQueuePair& qp) : m_qp(qp) {}
+  RoceRequester() = default;
   RoceRequester(const RoceRequester&) = delete;
   RoceRequester& operator=(const RoceRequester&) = delete;
 
@@ -53,9 +55,6 @@ public:
   /// \brief Whether every PSN handed out was sent at least once (and none is being resent).
   bool AllSent() const { return m_sndNxt >= m_totalSeq; }
   uint64_t PacketsSent() const { return m_packetsSent; }
-  uint64_t Retransmissions() const { return m_retransmissions; }
-  uint64_t Timeouts() const { return m_timeouts; }
-  uint64_t CnpsReceived() const { return m_cnpsReceived; }
 
 private:
   struct Message
@@ -78,8 +77,9 @@ private:
   void Rewind(uint64_t toSeq, bool timeout);
   void ArmTimer();
   void OnTimer();
+  /// \brief The QP this half is a member of (inline in roce-queue-pair.h).
+  RoceQueuePair& Qp() const;
 
-  RoceQueuePair& m_qp;
   RingQueue<Message> m_messages; ///< posted, not yet fully acknowledged (16 bytes while empty)
   uint64_t m_nextMessageId = 0;
   uint64_t m_totalSeq = 0; ///< sequence numbers handed out so far
@@ -88,18 +88,13 @@ private:
   uint64_t m_highestSent = 0;
   Time m_nextSendTime;
   Ptr<DcqcnRateControl> m_dcqcn;
-  EventId m_timer;
+  EventHandle m_timer; ///< OnTimer clears it first: set while an event is pending
   Time m_deadline;
   Time m_rto;
   uint32_t m_retries = 0;
-  Time m_lastProgress;
   bool m_stalled = false;
-
-  // counters
+  Time m_lastProgress;
   uint64_t m_packetsSent = 0;
-  uint64_t m_retransmissions = 0;
-  uint64_t m_timeouts = 0;
-  uint64_t m_cnpsReceived = 0;
 };
 
 } // namespace ns3

@@ -19,14 +19,14 @@ NS_LOG_COMPONENT_DEFINE("RoceResponder");
 void
 RoceResponder::Dispose()
 {
-  Simulator::Cancel(m_ackTimer);
+  m_ackTimer.Cancel();
 }
 
 void
 RoceResponder::HandleData(const RdmaRxInfo& info)
 {
   const Time now = Simulator::Now();
-  if (info.frame.Ecn() == Ipv6UsidHeader::Ce && (!m_cnpSentOnce || now - m_lastCnp >= m_qp.CnpInterval()))
+  if (info.frame.Ecn() == Ipv6UsidHeader::Ce && (!m_cnpSentOnce || now - m_lastCnp >= Qp().CnpInterval()))
   {
     SendCnp();
   }
@@ -34,7 +34,7 @@ RoceResponder::HandleData(const RdmaRxInfo& info)
   if (seq > m_expected)
   {
     // Go-back-N: out-of-order data is dropped; one NAK per gap names the PSN expected.
-    ++m_outOfOrder;
+    ++Qp().Rare().outOfOrder;
     if (!m_nakPending)
     {
       m_nakPending = true;
@@ -58,10 +58,10 @@ RoceResponder::HandleData(const RdmaRxInfo& info)
   m_rxMessageBytes += payload;
   if (RoceBthHeader::IsLastOfMessage(op))
   {
-    m_qp.RecvComplete(m_rxMessageId++, m_rxMessageBytes, m_rxMessageStart);
+    Qp().RecvComplete(m_rxMessageId++, m_rxMessageBytes, m_rxMessageStart);
     m_rxMessageBytes = 0;
   }
-  if (info.frame.ackRequest || ++m_unacked >= m_qp.AckInterval())
+  if (info.frame.ackRequest || ++m_unacked >= Qp().AckInterval())
   {
     SendAck(m_expected - 1, false, info.frame.srcPort);
     return;
@@ -76,11 +76,11 @@ RoceResponder::HandleData(const RdmaRxInfo& info)
   m_ackEntropy = info.frame.srcPort;
   if (m_unacked == 1)
   {
-    m_ackDeadline = now + m_qp.AckDelay();
+    m_ackDeadline = now + Qp().AckDelay();
     // An earlier pending event fires before the deadline and waits on (OnAckTimer).
-    if (!m_ackTimer.IsRunning())
+    if (!m_ackTimer.IsPending())
     {
-      m_ackTimer = m_qp.ScheduleTimer(m_qp.AckDelay(), &RoceResponder::OnAckTimer, this);
+      m_ackTimer = Qp().ScheduleTimer(Qp().AckDelay(), &RoceResponder::OnAckTimer, this);
     }
   }
 }
@@ -88,6 +88,7 @@ RoceResponder::HandleData(const RdmaRxInfo& info)
 void
 RoceResponder::OnAckTimer()
 {
+  m_ackTimer.Clear();
   if (m_unacked == 0)
   {
     return; // acknowledged meanwhile
@@ -95,7 +96,7 @@ RoceResponder::OnAckTimer()
   const Time now = Simulator::Now();
   if (now < m_ackDeadline)
   {
-    m_ackTimer = m_qp.ScheduleTimer(m_ackDeadline - now, &RoceResponder::OnAckTimer, this);
+    m_ackTimer = Qp().ScheduleTimer(m_ackDeadline - now, &RoceResponder::OnAckTimer, this);
     return;
   }
   SendAck(m_expected - 1, false, m_ackEntropy);
@@ -107,8 +108,8 @@ RoceResponder::SendAck(uint64_t seq, bool nak, uint16_t entropy)
   m_unacked = 0;
   if (nak)
   {
-    ++m_naksSent;
-    NS_LOG_LOGIC("QP " << m_qp.GetQpn() << ": NAK, expecting PSN " << (seq & kPsnMask));
+    ++Qp().Rare().naksSent;
+    NS_LOG_LOGIC("QP " << Qp().GetQpn() << ": NAK, expecting PSN " << (seq & kPsnMask));
   }
   RoceAethHeader aeth;
   if (nak)
@@ -116,9 +117,9 @@ RoceResponder::SendAck(uint64_t seq, bool nak, uint16_t entropy)
   else
     aeth.SetAck();
   aeth.SetMsn(static_cast<uint32_t>(m_rxMessageId & 0xFFFFFF));
-  FabricPacketSpec spec = m_qp.ControlSpec(RoceBthHeader::kRcAck, m_qp.Plane(), entropy);
+  FabricPacketSpec spec = Qp().ControlSpec(RoceBthHeader::kRcAck, Qp().Plane(), entropy);
   spec.psn = static_cast<uint32_t>(seq & kPsnMask);
-  m_qp.Nic().SendControl(MakeControlFrame(spec, aeth), m_qp.GetPort());
+  Qp().Nic().SendControl(MakeControlFrame(spec, aeth), Qp().GetPort());
 }
 
 void
@@ -126,10 +127,10 @@ RoceResponder::SendCnp()
 {
   m_lastCnp = Simulator::Now();
   m_cnpSentOnce = true;
-  ++m_cnpsSent;
-  NS_LOG_LOGIC("QP " << m_qp.GetQpn() << ": CNP " << m_cnpsSent);
-  FabricPacketSpec spec = m_qp.ControlSpec(RoceBthHeader::kCnp, m_qp.Plane(), m_qp.Entropy());
-  m_qp.Nic().SendControl(MakeControlFrame(spec, RoceCnpHeader()), m_qp.GetPort());
+  const uint64_t cnps = ++Qp().Rare().cnpsSent;
+  NS_LOG_LOGIC("QP " << Qp().GetQpn() << ": CNP " << cnps);
+  FabricPacketSpec spec = Qp().ControlSpec(RoceBthHeader::kCnp, Qp().Plane(), Qp().Entropy());
+  Qp().Nic().SendControl(MakeControlFrame(spec, RoceCnpHeader()), Qp().GetPort());
 }
 
 } // namespace ns3

@@ -6,6 +6,7 @@
 #ifndef MRCSIM_MODELS_ROCE_RESPONDER_H
 #define MRCSIM_MODELS_ROCE_RESPONDER_H
 
+#include "models/engine/event-handle.h"
 #include "models/rdma/rdma-queue-pair.h"
 
 #include "ns3/event-id.h"
@@ -19,11 +20,12 @@ namespace ns3
 class RoceQueuePair;
 
 /// \brief The responder half of a RoCEv2 RC queue pair (see the file comment). A member of its
-/// RoceQueuePair, through which it reaches the NIC, the configuration and the trace sources.
+/// RoceQueuePair, through which it reaches the NIC, the configuration, the trace sources and
+/// the rare counts (RoceQueuePair::RareCounts); it finds its QP from its place in it.
 class RoceResponder
 {
 public:
-  explicit RoceResponder(RoceQueuePair& qp) : m_qp(qp) {}
+  RoceResponder() = default;
   RoceResponder(const RoceResponder&) = delete;
   RoceResponder& operator=(const RoceResponder&) = delete;
 
@@ -31,33 +33,26 @@ public:
   void Dispose();
   /// \brief A data packet arrived.
   void HandleData(const RdmaRxInfo& info);
-  uint64_t NaksSent() const { return m_naksSent; }
-  uint64_t CnpsSent() const { return m_cnpsSent; }
-  uint64_t OutOfOrderDrops() const { return m_outOfOrder; }
 
 private:
   void SendAck(uint64_t cumulativeSeq, bool nak, uint16_t entropy);
   void SendCnp();
   /// \brief The ACK delay ran out: acknowledge what is held.
   void OnAckTimer();
+  /// \brief The QP this half is a member of (inline in roce-queue-pair.h).
+  RoceQueuePair& Qp() const;
 
-  RoceQueuePair& m_qp;
-  uint64_t m_expected = 0;   ///< next in-order sequence number
-  bool m_nakPending = false; ///< a NAK was sent for the current gap
-  uint32_t m_unacked = 0;    ///< in-order packets since the last ACK
-  uint16_t m_ackEntropy = 0; ///< UDP source port of the newest of them (the ACK echoes it)
-  Time m_ackDeadline;        ///< when the held ACK goes at the latest
-  EventId m_ackTimer;
+  uint64_t m_expected = 0;    ///< next in-order sequence number
+  bool m_nakPending = false;  ///< a NAK was sent for the current gap
+  bool m_cnpSentOnce = false; ///< m_lastCnp is set
+  uint16_t m_ackEntropy = 0;  ///< UDP source port of the newest packet not acknowledged (the ACK echoes it)
+  uint32_t m_unacked = 0;     ///< in-order packets since the last ACK
+  Time m_ackDeadline;         ///< when the held ACK goes at the latest
+  EventHandle m_ackTimer;     ///< OnAckTimer clears it first: set while an event is pending
   uint64_t m_rxMessageId = 0;
   uint64_t m_rxMessageBytes = 0;
   Time m_rxMessageStart;
   Time m_lastCnp;
-  bool m_cnpSentOnce = false;
-
-  // counters
-  uint64_t m_naksSent = 0;
-  uint64_t m_cnpsSent = 0;
-  uint64_t m_outOfOrder = 0;
 };
 
 } // namespace ns3
