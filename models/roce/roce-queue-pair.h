@@ -56,10 +56,7 @@ public:
   /// \brief The fields of the QP's data packets that switches hash for ECMP (addresses, plane,
   /// UDP source port): where its one path goes (the fair-share reference walks it).
   FabricPacketSpec PathSpec() const { return DataSpec(Plane(), m_entropy, 0, true, true); }
-  RdmaQpCounters Counters() const override
-  {
-    return { m_requester.PacketsSent(), Retransmissions(), Timeouts(), 0 };
-  }
+  RdmaQpCounters Counters() const override { return { m_requester.PacketsSent(), Retransmissions(), Timeouts(), 0 }; }
   uint64_t PacketsSent() const { return m_requester.PacketsSent(); }
   uint64_t Retransmissions() const { return m_rare ? m_rare->retransmissions : 0; }
   uint64_t Timeouts() const { return m_rare ? m_rare->timeouts : 0; }

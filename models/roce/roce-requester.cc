@@ -250,7 +250,8 @@ RoceRequester::OnTimer()
   }
   const uint64_t timeouts = ++Qp().Rare().timeouts;
   m_stalled = true;
-  NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": retransmission timeout " << timeouts << " at PSN " << (m_sndUna & kPsnMask));
+  NS_LOG_DEBUG("QP " << Qp().GetQpn() << ": retransmission timeout " << timeouts << " at PSN "
+                     << (m_sndUna & kPsnMask));
   if (++m_retries > Qp().RetryLimit())
   {
     Qp().FailQp("retry limit " + std::to_string(Qp().RetryLimit()) + " exceeded: PSN " +
