@@ -24,6 +24,7 @@
 #ifndef MRCSIM_MODELS_MRC_QUEUE_PAIR_H
 #define MRCSIM_MODELS_MRC_QUEUE_PAIR_H
 
+#include "models/engine/owner-of.h"
 #include "models/engine/shared-config.h"
 #include "models/engine/trace-bundle.h"
 #include "models/mrc/ev-selector.h"
@@ -273,26 +274,16 @@ private:
 
 // Inline services of the parts that need the QP complete.
 
-// A part's QP: the part is a member at a fixed offset. offsetof on a class with virtual
-// functions is conditionally supported; GCC supports it for a class without virtual bases, as
-// MrcQueuePair is (and CheckLayout relies on it too).
-namespace mrcdetail
-{
-/// \brief The QP that holds `part` `offset` bytes from its start.
-inline MrcQueuePair&
-QpAt(const void* part, std::size_t offset)
-{
-  return *reinterpret_cast<MrcQueuePair*>(reinterpret_cast<uintptr_t>(part) - offset);
-}
-} // namespace mrcdetail
-
+// A part's QP: the part is a member at a fixed offset (OwnerOf; CheckLayout relies on offsetof
+// too).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
 // clang-format off
-inline MrcQueuePair& MrcSender::Qp() const { return mrcdetail::QpAt(this, offsetof(MrcQueuePair, m_sender)); }
-inline MrcQueuePair& MrcLossDetector::Qp() const { return mrcdetail::QpAt(this, offsetof(MrcQueuePair, m_loss)); }
-inline MrcQueuePair& MrcEvTable::Qp() const { return mrcdetail::QpAt(this, offsetof(MrcQueuePair, m_evTable)); }
-inline MrcQueuePair& MrcReceiver::Qp() const { return mrcdetail::QpAt(this, offsetof(MrcQueuePair, m_receiver)); }
+inline MrcQueuePair& MrcSender::Qp() const { return OwnerOf<MrcQueuePair>(this, offsetof(MrcQueuePair, m_sender)); }
+inline MrcQueuePair& MrcLossDetector::Qp() const
+{ return OwnerOf<MrcQueuePair>(this, offsetof(MrcQueuePair, m_loss)); }
+inline MrcQueuePair& MrcEvTable::Qp() const { return OwnerOf<MrcQueuePair>(this, offsetof(MrcQueuePair, m_evTable)); }
+inline MrcQueuePair& MrcReceiver::Qp() const { return OwnerOf<MrcQueuePair>(this, offsetof(MrcQueuePair, m_receiver)); }
 // clang-format on
 #pragma GCC diagnostic pop
 

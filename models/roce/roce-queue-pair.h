@@ -13,6 +13,7 @@
 #ifndef MRCSIM_MODELS_ROCE_QUEUE_PAIR_H
 #define MRCSIM_MODELS_ROCE_QUEUE_PAIR_H
 
+#include "models/engine/owner-of.h"
 #include "models/engine/shared-config.h"
 #include "models/engine/trace-bundle.h"
 #include "models/rdma/rdma-queue-pair.h"
@@ -170,21 +171,19 @@ private:
   std::unique_ptr<RareCounts> m_rare; ///< made at the first count (Rare)
 };
 
-// A half's QP: the half is a member at a fixed offset (as MrcQueuePair's parts find theirs;
-// offsetof on a class with virtual functions is conditionally supported, and GCC supports it
-// for a class without virtual bases).
+// A half's QP: the half is a member at a fixed offset (OwnerOf, as MrcQueuePair's parts).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
 inline RoceQueuePair&
 RoceRequester::Qp() const
 {
-  return *reinterpret_cast<RoceQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(RoceQueuePair, m_requester));
+  return OwnerOf<RoceQueuePair>(this, offsetof(RoceQueuePair, m_requester));
 }
 
 inline RoceQueuePair&
 RoceResponder::Qp() const
 {
-  return *reinterpret_cast<RoceQueuePair*>(reinterpret_cast<uintptr_t>(this) - offsetof(RoceQueuePair, m_responder));
+  return OwnerOf<RoceQueuePair>(this, offsetof(RoceQueuePair, m_responder));
 }
 #pragma GCC diagnostic pop
 
