@@ -7,71 +7,32 @@
 #ifndef MRCSIM_MODELS_ENGINE_SHARED_CONFIG_H
 #define MRCSIM_MODELS_ENGINE_SHARED_CONFIG_H
 
+#include "models/engine/shared-value.h"
+
 #include "ns3/attribute-accessor-helper.h"
 #include "ns3/ptr.h"
-
-#include <atomic>
-#include <cstdint>
-
 
 namespace ns3
 {
 
 /// \brief An object's configuration `Config` (a struct of plain values), shared with the objects
-/// copied from it. Copying the holder shares the configuration; Mutable() copies it first when it
-/// is shared, so a write never changes another object's. Copies may be made on the partitions'
-/// threads at once (a QP's controller is copied from its prototype at the QP's first message),
-/// so the count of sharers is atomic (ns-3's SimpleRefCount counts without atomics); writes
-/// happen where attributes are set, at set-up. One pointer: the count lives with the
-/// configuration (a std::shared_ptr would take two).
+/// copied from it (SharedValue): copying the holder shares the configuration; Mutable() copies it
+/// first when it is shared, so a write never changes another object's. Writes happen where
+/// attributes are set, at set-up; copies may be made on the partitions' threads at once (a QP's
+/// controller is copied from its prototype at the QP's first message).
 template<typename Config>
 class SharedConfig
 {
 public:
-  SharedConfig() : m_block(new Block()) {}
-  SharedConfig(const SharedConfig& other) : m_block(other.m_block) { Acquire(); }
-  SharedConfig& operator=(const SharedConfig& other)
-  {
-    if (m_block != other.m_block)
-    {
-      Release();
-      m_block = other.m_block;
-      Acquire();
-    }
-    return *this;
-  }
-  ~SharedConfig() { Release(); }
+  SharedConfig() : m_value(SharedValue<Config>::Make(Config{})) {}
 
-  const Config* operator->() const { return &m_block->config; }
-  const Config& operator*() const { return m_block->config; }
+  const Config* operator->() const { return m_value.operator->(); }
+  const Config& operator*() const { return *m_value; }
   /// \brief This object's own configuration, to write.
-  Config& Mutable()
-  {
-    if (m_block->sharers.load(std::memory_order_acquire) > 1)
-    {
-      Block* own = new Block(m_block->config);
-      Release();
-      m_block = own;
-    }
-    return m_block->config;
-  }
+  Config& Mutable() { return m_value.Own(); }
 
 private:
-  struct Block
-  {
-    Block() = default;
-    explicit Block(const Config& c) : config(c) {}
-    std::atomic<uint32_t> sharers{ 1 };
-    Config config{};
-  };
-  void Acquire() { m_block->sharers.fetch_add(1, std::memory_order_relaxed); }
-  void Release()
-  {
-    if (m_block->sharers.fetch_sub(1, std::memory_order_acq_rel) == 1)
-      delete m_block;
-  }
-
-  Block* m_block;
+  SharedValue<Config> m_value;
 };
 
 /// \brief The accessor of an attribute kept in member `member` of the SharedConfig `holder` of

@@ -10,18 +10,22 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 namespace ns3
 {
 
-/// \brief Accessor for TracedCallback `source` inside the bundle `bundle` of class T.
-template<typename T, typename Bundle, typename Source>
+/// \brief Accessor for TracedCallback `source` inside the bundle of class T that `bundle` gives:
+/// a member std::unique_ptr<Bundle> (made here at the first connection), or a member function
+/// that makes the bundle if need be and returns it (a bundle of a derived type, shared with a
+/// base class's sources: RdmaQueuePair::TraceBundle).
+template<typename T, typename Bundle, typename Source, typename Holder>
 Ptr<const TraceSourceAccessor>
-MakeBundleTraceAccessor(std::unique_ptr<Bundle> T::*bundle, Source Bundle::*source)
+MakeBundleTraceAccessor(Holder T::*bundle, Source Bundle::*source)
 {
   struct Accessor : public TraceSourceAccessor
   {
-    Accessor(std::unique_ptr<Bundle> T::*b, Source Bundle::*s) : m_bundle(b), m_source(s) {}
+    Accessor(Holder T::*b, Source Bundle::*s) : m_bundle(b), m_source(s) {}
 
     Source* Get(ObjectBase* obj) const
     {
@@ -30,12 +34,19 @@ MakeBundleTraceAccessor(std::unique_ptr<Bundle> T::*bundle, Source Bundle::*sour
       {
         return nullptr;
       }
-      std::unique_ptr<Bundle>& b = p->*m_bundle;
-      if (!b)
+      if constexpr (std::is_member_function_pointer_v<Holder T::*>)
       {
-        b = std::make_unique<Bundle>();
+        return &((p->*m_bundle)().*m_source);
       }
-      return &((*b).*m_source);
+      else
+      {
+        std::unique_ptr<Bundle>& b = p->*m_bundle;
+        if (!b)
+        {
+          b = std::make_unique<Bundle>();
+        }
+        return &((*b).*m_source);
+      }
     }
 
     bool ConnectWithoutContext(ObjectBase* obj, const CallbackBase& cb) const override
@@ -70,7 +81,7 @@ MakeBundleTraceAccessor(std::unique_ptr<Bundle> T::*bundle, Source Bundle::*sour
       return s != nullptr;
     }
 
-    std::unique_ptr<Bundle> T::*m_bundle;
+    Holder T::*m_bundle;
     Source Bundle::*m_source;
   };
 

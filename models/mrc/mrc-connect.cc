@@ -14,8 +14,6 @@ std::pair<Ptr<MrcQueuePair>, Ptr<MrcQueuePair>>
 Pair(FabricNetwork& net, uint32_t a, uint32_t b, Ptr<MrcQueuePair> x, Ptr<MrcQueuePair> y)
 {
   ConnectQueuePairs(net, a, b, x, y);
-  x->SetPeerNode(GetOrCreateNic(net, b)->GetNodeId());
-  y->SetPeerNode(GetOrCreateNic(net, a)->GetNodeId());
   return { x, y };
 }
 

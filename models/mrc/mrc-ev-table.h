@@ -151,7 +151,7 @@ private:
   /// SRv6 mode (null in entropy mode): per NIC port, the set its EVs' paths are in (one block
   /// shared by the QPs whose ports have the same sets) and where they start in it, with the
   /// destination's uSIDs.
-  std::shared_ptr<const MrcPortSets> m_pathSets;
+  SharedValue<MrcPortSets> m_pathSets;
   MrcPortPlaces m_places;
   uint32_t m_evsPerPort = 1; ///< active and backup EVs of each NIC port
   uint16_t m_perPlane = 0;   ///< active EVs of each NIC port at set-up

@@ -130,7 +130,7 @@ struct Registry
   std::mutex mutex;
   uint64_t version = 0;
   std::unordered_map<uint64_t, std::shared_ptr<const MrcPathSet>> sets;
-  std::map<std::vector<const MrcPathSet*>, std::shared_ptr<const MrcPortSets>> blocks;
+  std::map<std::vector<const MrcPathSet*>, SharedValue<MrcPortSets>> blocks;
 
   /// Forgets the sets and blocks of an older routing version (the QPs that took them keep theirs).
   void Follow(uint64_t now)
@@ -248,7 +248,7 @@ MrcPortPlaces::Release()
   m_word = 0;
 }
 
-std::shared_ptr<const MrcPortSets>
+SharedValue<MrcPortSets>
 MrcPathSets::Share(const mrcsim::FabricRouting& routing, const std::vector<MrcPortPaths>& ports)
 {
   MrcPortSets sets;
@@ -262,15 +262,15 @@ MrcPathSets::Share(const mrcsim::FabricRouting& routing, const std::vector<MrcPo
   }
   if (own)
   {
-    return std::make_shared<const MrcPortSets>(std::move(sets)); // never another QP's
+    return SharedValue<MrcPortSets>::Make(std::move(sets)); // never another QP's
   }
   Registry& r = TheRegistry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.Follow(routing.Version());
-  std::shared_ptr<const MrcPortSets>& block = r.blocks[key];
+  SharedValue<MrcPortSets>& block = r.blocks[key];
   if (!block)
   {
-    block = std::make_shared<const MrcPortSets>(std::move(sets));
+    block = SharedValue<MrcPortSets>::Make(std::move(sets));
   }
   return block;
 }

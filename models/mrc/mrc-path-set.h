@@ -21,6 +21,7 @@
 #ifndef MRCSIM_MODELS_MRC_PATH_SET_H
 #define MRCSIM_MODELS_MRC_PATH_SET_H
 
+#include "models/engine/shared-value.h"
 #include "models/wire/usid-list.h"
 
 #include "topologies/fabric-routing.h"
@@ -220,7 +221,7 @@ public:
   /// \brief The sets of `ports` (a QP's, by NIC port, from Get in the routing's current version)
   /// as one block: the registry's, shared with every QP whose ports have the same sets, unless a
   /// port has a set of its own (then the QP's own block).
-  static std::shared_ptr<const MrcPortSets> Share(const mrcsim::FabricRouting& routing,
+  static SharedValue<MrcPortSets> Share(const mrcsim::FabricRouting& routing,
                                                   const std::vector<MrcPortPaths>& ports);
   /// \brief Sets the registry holds now (those of the latest routing version seen).
   static std::size_t Kept();

@@ -154,11 +154,11 @@ MrcQueuePair::GetTypeId()
                     MakeTypeIdChecker())
       .AddTraceSource("EvState",
                       "An EV changed state: (qpn, EV, plane, from, to).",
-                      MakeBundleTraceAccessor(&MrcQueuePair::m_mrcTraces, &MrcTraces::evState),
+                      MakeBundleTraceAccessor(&MrcQueuePair::MrcTraceBundle, &MrcTraces::evState),
                       "ns3::MrcQueuePair::EvStateTracedCallback")
       .AddTraceSource("DataSent",
                       "A data packet left: (qpn, PSN, EV, plane, retransmission).",
-                      MakeBundleTraceAccessor(&MrcQueuePair::m_mrcTraces, &MrcTraces::dataSent),
+                      MakeBundleTraceAccessor(&MrcQueuePair::MrcTraceBundle, &MrcTraces::dataSent),
                       "ns3::MrcQueuePair::DataSentTracedCallback");
   return tid;
 }
@@ -178,7 +178,7 @@ MrcQueuePair::CheckLayout()
                 "the sender's and loss detector's hot members must end within line 4");
   static_assert(offsetof(MrcQueuePair, m_evTable) + 2 * sizeof(uint64_t) <= 6 * kLine,
                 "the EV table's port status (its first members) must be in line 5");
-  static_assert(sizeof(MrcQueuePair) <= 448, "a QP is in tcmalloc's 448-byte class: 8.5 M of them make a large run");
+  static_assert(sizeof(MrcQueuePair) <= 416, "a QP is in tcmalloc's 416-byte class: 8.5 M of them make a large run");
 }
 #pragma GCC diagnostic pop
 
@@ -255,7 +255,6 @@ MrcQueuePair::DoDispose()
   m_evTable.Dispose();
   m_receiver.Dispose();
   m_sender.Dispose();
-  m_health = nullptr;
   RdmaQueuePair::DoDispose();
 }
 
@@ -302,15 +301,15 @@ MrcQueuePair::SetUp()
   const Time baseRtt = oneWay * 2;
   m_sender.SetBaseRtt(baseRtt);
   m_loss.Start(baseRtt);
-  if (m_config->healthScope == PerNic && m_config->mode == Srv6)
+  if (SharesPathHealth())
   {
-    m_health = m_nic->GetObject<MrcPathHealth>();
-    if (!m_health)
+    Ptr<MrcPathHealth> health = m_nic->GetObject<MrcPathHealth>();
+    if (!health)
     {
-      m_health = CreateObject<MrcPathHealth>();
-      m_nic->AggregateObject(m_health);
+      health = CreateObject<MrcPathHealth>();
+      m_nic->AggregateObject(health);
     }
-    m_health->Register(this);
+    health->Register(this);
   }
   m_sender.GetCongestionControl()->Init(MrcCcPath{ baseRtt, line, m_nic->Mtu() });
   NS_LOG_DEBUG("QP " << m_qpn << ": base RTT " << baseRtt << ", line rate " << line);
@@ -386,10 +385,11 @@ MrcQueuePair::PortStateChanged(uint16_t port, bool up)
     m_loss.ResendInFlightOnPort(port);
     WakeAllPorts();
   }
-  if (m_peerNode != kNoPeer)
+  const uint32_t peerNode = m_nic->NodeOfGpu(m_remoteGpu);
+  if (peerNode != RdmaNic::kNoNode)
   {
     // An event of the peer's node, which may run in another partition or on another rank.
-    PortNoticeMessage::Send(m_peerNode,
+    PortNoticeMessage::Send(peerNode,
                             m_config->portStatusDelay,
                             PortNotice{ m_remoteQpn, static_cast<uint32_t>(m_nic->PlaneOfPort(port)), up ? 1u : 0u });
   }
@@ -421,7 +421,7 @@ MrcQueuePair::PeerPortStateChanged(int plane, bool up)
 void
 MrcQueuePair::ReportPathLoss(uint64_t seq, bool laterDelivered)
 {
-  if (m_health)
+  if (SharesPathHealth() && IsSetUp())
   {
     const MrcTxState& t = m_sender.Tx(seq);
     const uint16_t port = m_evTable.PortOfEv(t.ev);
@@ -429,7 +429,10 @@ MrcQueuePair::ReportPathLoss(uint64_t seq, bool laterDelivered)
     MrcPathHealth::Loss loss{ port, path, RemoteLeaf(PlaneOfPort(port)), FirstSwitchAfterLeaf(port, path) };
     loss.laterDelivered = laterDelivered;
     AckedSince(seq, loss);
-    m_health->ReportLoss(this, loss);
+    // The NIC's, which SetUp registered this QP with: looked up here, as a loss is rare and a
+    // pointer in each of millions of QPs is not.
+    if (Ptr<MrcPathHealth> health = m_nic->GetObject<MrcPathHealth>())
+      health->ReportLoss(this, loss);
   }
 }
 

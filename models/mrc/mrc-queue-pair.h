@@ -89,12 +89,6 @@ public:
     PerNic, ///< every MRC QP of the NIC whose paths share the suspect links (MrcPathHealth)
   };
 
-  /// \brief The node of the QP at the other end (GetRemoteQpn there): this QP's port-status
-  /// messages go to it (none without one, kNoPeer). A number, not the QP: under MPI the peer may
-  /// live in another process.
-  void SetPeerNode(uint32_t node) { m_peerNode = node; }
-  static constexpr uint32_t kNoPeer = UINT32_MAX;
-
   uint64_t PostWrite(uint64_t bytes) override;
   FramePtr NextPacket(uint16_t port, Time* retryAt) override;
   bool WantsPort(uint16_t port) const override { return true; }
@@ -193,14 +187,17 @@ private:
   void FailQp(const std::string& cause) { Fail(cause); }
   void TraceEvState(uint16_t ev, int plane, EvState from, EvState to)
   {
-    if (m_mrcTraces)
-      m_mrcTraces->evState(m_qpn, ev, plane, from, to);
+    if (m_traces)
+      static_cast<MrcTraces&>(*m_traces).evState(m_qpn, ev, plane, from, to);
   }
   void TraceDataSent(uint32_t psn, uint16_t ev, int plane, bool resend)
   {
-    if (m_mrcTraces)
-      m_mrcTraces->dataSent(m_qpn, psn, ev, plane, resend);
+    if (m_traces)
+      static_cast<MrcTraces&>(*m_traces).dataSent(m_qpn, psn, ev, plane, resend);
   }
+  /// \brief Whether the QP learns from, and tells, the NIC's other QPs which paths to avoid
+  /// (HealthScope per-nic, SRv6 mode): the NIC then holds an MrcPathHealth.
+  bool SharesPathHealth() const { return m_config->healthScope == PerNic && m_config->mode == Srv6; }
   /// \brief The loss detector declared packet `seq` lost: tells the NIC's QPs (MrcPathHealth).
   void ReportPathLoss(uint64_t seq, bool laterDelivered);
   // the configuration (attributes)
@@ -228,14 +225,14 @@ private:
   // whose port status NextPacket reads first, by line 5. The rest of the EV table (EVs, paths,
   // active sets), the receiver, the parts' cold state and the configuration follow. Reordering
   // these members or the parts' hot members moves lines: keep the mask naming them. The whole
-  // is 448 bytes, one of tcmalloc's size classes (CheckLayout): millions of QPs make a large run.
+  // is 416 bytes, one of tcmalloc's size classes (CheckLayout): millions of QPs make a large run.
+  // So the QP holds no pointer it can do without: it finds the NIC's path health (at a loss) and
+  // its peer's node (at a port change) through its NIC, and its trace sources are in the base
+  // class's one bundle.
   MrcSender m_sender;
   MrcLossDetector m_loss;
   MrcEvTable m_evTable;
   MrcReceiver m_receiver;
-
-  uint32_t m_peerNode = kNoPeer;
-  Ptr<MrcPathHealth> m_health; ///< the NIC's, with HealthScope per-nic in SRv6 mode
 
   /// The attributes, shared by the QPs copied from one prototype (SharedConfig), and what a
   /// copy's NewCongestionControl and NewSelector copy (CreatePrototype).
@@ -263,13 +260,15 @@ private:
     Ptr<const EvSelector> selectorPrototype;
   };
   SharedConfig<Config> m_config;
-  /// The trace sources, made at the first connection (the data-sent one is called per packet).
-  struct MrcTraces
+  /// MRC's trace sources, in the QP's one bundle (RdmaQueuePair::Traces), made at the first
+  /// connection (the data-sent one is called per packet).
+  struct MrcTraces : Traces
   {
     TracedCallback<uint32_t, uint16_t, int, EvState, EvState> evState;
     TracedCallback<uint32_t, uint32_t, uint16_t, int, bool> dataSent;
   };
-  std::unique_ptr<MrcTraces> m_mrcTraces;
+  std::unique_ptr<Traces> NewTraces() const override { return std::make_unique<MrcTraces>(); }
+  MrcTraces& MrcTraceBundle() { return static_cast<MrcTraces&>(TraceBundle()); }
 };
 
 // Inline services of the parts that need the QP complete.

@@ -18,7 +18,7 @@ GetOrCreateNic(FabricNetwork& net, uint32_t gpu)
   {
     nic = CreateObject<RdmaNic>();
     nic->Attach(host);
-    nic->SetRouting(&net.Routing());
+    nic->SetNetwork(&net);
     host->AggregateObject(nic);
   }
   return nic;

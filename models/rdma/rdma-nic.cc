@@ -2,6 +2,7 @@
 
 #include "models/engine/fabric-scheduler.h"
 #include "models/engine/grow-by-eighth.h"
+#include "models/fabric/fabric-network.h"
 #include "models/wire/roce-udp-header.h"
 
 #include "ns3/abort.h"
@@ -127,6 +128,19 @@ RdmaNic::DoDispose()
   m_qpList.clear();
   m_host = nullptr;
   Object::DoDispose();
+}
+
+void
+RdmaNic::SetNetwork(const FabricNetwork* net)
+{
+  m_net = net;
+  m_routing = net ? &net->Routing() : nullptr;
+}
+
+uint32_t
+RdmaNic::NodeOfGpu(uint32_t gpu) const
+{
+  return m_net ? m_net->GetHost(gpu)->GetId() : kNoNode;
 }
 
 void

@@ -24,6 +24,8 @@ namespace ns3
 {
 
 /// \brief The RDMA NIC of one GPU.
+class FabricNetwork;
+
 class RdmaNic
   : public Object
   , public FabricFrameSink
@@ -40,9 +42,16 @@ public:
   /// \brief Id of the host node (the context of the NIC's and its QPs' events).
   uint32_t GetNodeId() const { return m_nodeId; }
   uint16_t NumPorts() const { return m_host->NumPorts(); }
-  /// \brief The fabric's routing (SRv6 paths for MRC EVs); set by whoever builds the NIC.
-  void SetRouting(const mrcsim::FabricRouting* routing) { m_routing = routing; }
+  /// \brief The network the NIC is in (which must outlive it), set by whoever builds the NIC
+  /// (GetOrCreateNic): its routing gives MRC's EVs their SRv6 paths, its hosts the nodes of the
+  /// NIC's peers.
+  void SetNetwork(const FabricNetwork* net);
+  /// \brief The fabric's routing (null without a network).
   const mrcsim::FabricRouting* GetRouting() const { return m_routing; }
+  /// \brief The node of the host of GPU `gpu` (the context of its NIC's events, on whichever MPI
+  /// rank runs it), or kNoNode without a network.
+  uint32_t NodeOfGpu(uint32_t gpu) const;
+  static constexpr uint32_t kNoNode = UINT32_MAX;
   /// \brief The plane NIC port `port` is wired to.
   int PlaneOfPort(uint16_t port) const { return m_planes[port]; }
 
@@ -124,7 +133,8 @@ private:
   uint32_t m_nextQpn = 1; ///< every number below is used or taken (TakeQpn)
   std::vector<PortState> m_ports;
   std::vector<int> m_planes; ///< plane of each NIC port
-  const mrcsim::FabricRouting* m_routing = nullptr;
+  const FabricNetwork* m_net = nullptr;
+  const mrcsim::FabricRouting* m_routing = nullptr; ///< m_net's
   uint32_t m_mtu;
   Time m_txLatency; ///< TxLatency: every NIC port's transmit pipeline
   Time m_rxLatency; ///< RxLatency: every NIC port's receive pipeline

@@ -21,15 +21,15 @@ RdmaQueuePair::GetTypeId()
       .SetParent<ObjectBase>()
       .AddTraceSource("SendComplete",
                       "A posted message was fully acknowledged: (qpn, msgId, bytes, posted).",
-                      MakeBundleTraceAccessor(&RdmaQueuePair::m_traces, &Traces::sendComplete),
+                      MakeBundleTraceAccessor(&RdmaQueuePair::TraceBundle, &Traces::sendComplete),
                       "ns3::RdmaQueuePair::CompletionTracedCallback")
       .AddTraceSource("RecvComplete",
                       "A message was fully placed at the receiver: (qpn, msgId, bytes, first arrival).",
-                      MakeBundleTraceAccessor(&RdmaQueuePair::m_traces, &Traces::recvComplete),
+                      MakeBundleTraceAccessor(&RdmaQueuePair::TraceBundle, &Traces::recvComplete),
                       "ns3::RdmaQueuePair::CompletionTracedCallback")
       .AddTraceSource("Error",
                       "The QP failed: (qpn, cause).",
-                      MakeBundleTraceAccessor(&RdmaQueuePair::m_traces, &Traces::error),
+                      MakeBundleTraceAccessor(&RdmaQueuePair::TraceBundle, &Traces::error),
                       "ns3::RdmaQueuePair::ErrorTracedCallback");
   return tid;
 }

@@ -153,9 +153,12 @@ protected:
   uint8_t m_hotLineMask = 1; ///< see HotLineMask (1 to 63)
   bool m_isPrototype = false; ///< copied from, never bound (a transport's CreatePrototype)
   RdmaQpListener* m_listener = nullptr;
-  /// The trace sources, made at the first connection (a run connects none per QP).
+  /// The trace sources, in one bundle made at the first connection (a run connects none per QP).
+  /// A transport with sources of its own derives its bundle from this one (NewTraces), so that a
+  /// QP holds one pointer for all of them.
   struct Traces
   {
+    virtual ~Traces() = default;
     /// (qpn, message id, bytes, time posted): every byte acknowledged (sender side).
     TracedCallback<uint32_t, uint64_t, uint64_t, Time> sendComplete;
     /// (qpn, message id, bytes, time the first packet arrived): every byte placed (receiver side).
@@ -163,6 +166,16 @@ protected:
     TracedCallback<uint32_t, const std::string&> error;
   };
   std::unique_ptr<Traces> m_traces;
+  /// \brief A new bundle of the QP's trace sources: a transport with sources of its own returns
+  /// its derived bundle.
+  virtual std::unique_ptr<Traces> NewTraces() const { return std::make_unique<Traces>(); }
+  /// \brief The QP's trace bundle, made now if it was not (what the sources' accessors reach).
+  Traces& TraceBundle()
+  {
+    if (!m_traces)
+      m_traces = NewTraces();
+    return *m_traces;
+  }
 };
 
 } // namespace ns3

@@ -74,11 +74,11 @@ RoceQueuePair::GetTypeId()
                     MakeBooleanChecker())
       .AddTraceSource("Stall",
                       "Progress resumed after timeouts: (qpn, time without progress).",
-                      MakeBundleTraceAccessor(&RoceQueuePair::m_roceTraces, &RoceTraces::stall),
+                      MakeBundleTraceAccessor(&RoceQueuePair::RoceTraceBundle, &RoceTraces::stall),
                       "ns3::RoceQueuePair::StallTracedCallback")
       .AddTraceSource("Rewind",
                       "Go-back-N: (qpn, PSN resent from, packets to resend, timeout or NAK).",
-                      MakeBundleTraceAccessor(&RoceQueuePair::m_roceTraces, &RoceTraces::rewind),
+                      MakeBundleTraceAccessor(&RoceQueuePair::RoceTraceBundle, &RoceTraces::rewind),
                       "ns3::RoceQueuePair::RewindTracedCallback");
   return tid;
 }

@@ -116,13 +116,13 @@ private:
   void FailQp(const std::string& cause) { Fail(cause); }
   void TraceStall(Time lost)
   {
-    if (m_roceTraces)
-      m_roceTraces->stall(m_qpn, lost);
+    if (m_traces)
+      static_cast<RoceTraces&>(*m_traces).stall(m_qpn, lost);
   }
   void TraceRewind(uint32_t fromPsn, uint64_t packets, bool timeout)
   {
-    if (m_roceTraces)
-      m_roceTraces->rewind(m_qpn, fromPsn, packets, timeout);
+    if (m_traces)
+      static_cast<RoceTraces&>(*m_traces).rewind(m_qpn, fromPsn, packets, timeout);
   }
   /// \brief A new DCQCN rate control: the prototype's copy, or built from its attributes.
   Ptr<DcqcnRateControl> NewRateControl() const;
@@ -161,13 +161,15 @@ private:
   RoceRequester m_requester;
   RoceResponder m_responder;
 
-  /// The trace sources, made at the first connection.
-  struct RoceTraces
+  /// RoCEv2's trace sources, in the QP's one bundle (RdmaQueuePair::Traces), made at the first
+  /// connection.
+  struct RoceTraces : Traces
   {
     TracedCallback<uint32_t, Time> stall;
     TracedCallback<uint32_t, uint32_t, uint64_t, bool> rewind;
   };
-  std::unique_ptr<RoceTraces> m_roceTraces;
+  std::unique_ptr<Traces> NewTraces() const override { return std::make_unique<RoceTraces>(); }
+  RoceTraces& RoceTraceBundle() { return static_cast<RoceTraces&>(TraceBundle()); }
   std::unique_ptr<RareCounts> m_rare; ///< made at the first count (Rare)
 };
 
