@@ -1,6 +1,7 @@
 #include "sim/run/output-file.h"
 
 #include <array>
+#include <charconv>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -60,6 +61,19 @@ OutputFile::~OutputFile()
     m_stream.close();
   if (!m_committed && !m_temp.empty() && m_temp != m_path)
     std::remove(m_temp.c_str());
+}
+
+OutputFile&
+OutputFile::operator<<(double value)
+{
+  // Without an exponent where that fits (100000, not 1e+05), else the shortest form of all (at
+  // most 24 characters).
+  std::array<char, 64> text;
+  std::to_chars_result r = std::to_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
+  if (r.ec != std::errc())
+    r = std::to_chars(text.data(), text.data() + text.size(), value);
+  m_stream.write(text.data(), r.ptr - text.data());
+  return *this;
 }
 
 void

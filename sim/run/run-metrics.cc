@@ -21,7 +21,7 @@ using ns3::Time;
 void
 AddLatency(std::vector<LatencyHistogram>* h, Time oneWay)
 {
-  (*h)[ns3::FabricParallelSimulatorImpl::CurrentPartition()].Add(oneWay.GetSeconds() * 1e6);
+  (*h)[ns3::FabricParallelSimulatorImpl::CurrentPartition()].Add(ToUs(oneWay));
 }
 
 } // namespace
@@ -126,7 +126,7 @@ RunCounters::Summary() const
            { "loss_probes", qps.lossProbes },
            { "trims", trims },
            { "ecn_marks", ecnMarks },
-           { "pfc_paused_port_us", pfcPaused.GetSeconds() * 1e6 },
+           { "pfc_paused_port_us", ToUs(pfcPaused) },
            { "drops", drops },
            { "ev_transitions", qps.evTransitions },
            { "qp_errors", qpErrors } };
@@ -163,7 +163,7 @@ CompletionTables::Add(const Workload& w, FairReference* fair)
       continue;
     const double t = (c.end - c.start).GetSeconds();
     const double algbw = t > 0 ? double(c.bytes) * 8 / t / 1e9 : 0;
-    timeUs.Add(t * 1e6);
+    timeUs.Add(ToUs(c.end - c.start));
     idealSum += c.idealS;
     algbwSum += algbw;
     busbwSum += algbw * c.busFactor;
@@ -171,7 +171,7 @@ CompletionTables::Add(const Workload& w, FairReference* fair)
     m_lastDone = std::max(m_lastDone, c.end);
     if (collCsv.IsOpen())
       collCsv << w.Name() << "," << c.algorithm << "," << c.group << "," << c.iteration << "," << c.ranks << ","
-              << c.bytes << "," << c.start.GetSeconds() * 1e6 << "," << c.end.GetSeconds() * 1e6 << "," << t * 1e6
+              << c.bytes << "," << ToUs(c.start) << "," << ToUs(c.end) << "," << ToUs(c.end - c.start)
               << "," << c.idealS * 1e6 << "," << (c.idealS > 0 ? t / c.idealS : 0) << "," << algbw << ","
               << algbw * c.busFactor << "\n";
   }
@@ -201,15 +201,15 @@ CompletionTables::Add(const Workload& w, FairReference* fair)
       continue;
     ++m_messagesDone;
     const double t = (m.done - m.posted).GetSeconds();
-    m_messageUs.Add(t * 1e6);
+    m_messageUs.Add(ToUs(m.done - m.posted));
     m_slowdown.Add(m.idealS > 0 ? t / m.idealS : 0);
     if (fairTime > 0)
       m_fairSlowdown.Add(t / fairTime);
     m_lastDone = std::max(m_lastDone, m.done);
     if (msgCsv.IsOpen())
     {
-      msgCsv << w.Name() << "," << m.src << "," << m.dst << "," << m.bytes << "," << m.posted.GetSeconds() * 1e6
-             << "," << m.done.GetSeconds() * 1e6 << "," << t * 1e6 << "," << m.idealS * 1e6 << ","
+      msgCsv << w.Name() << "," << m.src << "," << m.dst << "," << m.bytes << "," << ToUs(m.posted) << ","
+             << ToUs(m.done) << "," << ToUs(m.done - m.posted) << "," << m.idealS * 1e6 << ","
              << (m.idealS > 0 ? t / m.idealS : 0) << ",";
       if (fairS) // empty where the reference was not computed or the pair had no path
         msgCsv << fairTime * 1e6;

@@ -403,12 +403,12 @@ RunTransport(const ScenarioSpec& spec,
     { "stop_reason", outcome.stopReason },
     // A run in which nothing completed has no completion time (null rather than 0).
     { "completion_us",
-      tables.LastDone().IsZero() ? nlohmann::json(nullptr) : nlohmann::json(tables.LastDone().GetSeconds() * 1e6) },
+      tables.LastDone().IsZero() ? nlohmann::json(nullptr) : nlohmann::json(ToUs(tables.LastDone())) },
     // When the last message would have completed with the links shared max-min fairly on the
     // paths this run used (sim/references/fair-reference.h): null when not computed.
     { "fair_us", fair.LastCompletionS() ? nlohmann::json(*fair.LastCompletionS() * 1e6) : nlohmann::json(nullptr) },
     { "fair_reference", fair.Summary() },
-    { "stopped_at_us", outcome.stoppedAt.GetSeconds() * 1e6 },
+    { "stopped_at_us", ToUs(outcome.stoppedAt) },
     { "events", outcome.events },
     { "collectives", tables.Collectives() },
     { "messages", tables.Messages(service.FailedMessages()) },
@@ -417,7 +417,7 @@ RunTransport(const ScenarioSpec& spec,
     { "qp_errors",
       service.Errors().size() > 10 ? std::vector<std::string>(service.Errors().begin(), service.Errors().begin() + 10)
                                    : service.Errors() },
-    { "gpu_idle_us", tables.GpuIdle().GetSeconds() * 1e6 },
+    { "gpu_idle_us", ToUs(tables.GpuIdle()) },
     // Which tier carried the messages: each leg of a relayed (PXN) message counts on its own.
     { "traffic",
       { { "fabric", { { "messages", service.FabricMessages() }, { "bytes", service.FabricBytes() } } },

@@ -1,6 +1,6 @@
 // How runs end: on completion, when no progress is possible, on their limits and on signals,
 // whatever the sampling interval; messages on QPs in error fail; large messages; bounded input;
-// results files complete or absent.
+// results files complete or absent, their numbers written in full.
 #include "sim/run/output-file.h"
 #include "sim/run/run-watchdog.h"
 #include "sim/run/scenario-run.h"
@@ -8,11 +8,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 using namespace mrcsim;
 
@@ -190,5 +193,47 @@ TEST_CASE("limits: results files are complete or absent, and failed writes are e
   std::ifstream in(dir / "y.json");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text == "{}\n");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("limits: results files carry every digit of a number", "[limits]")
+{
+  const auto dir = std::filesystem::temp_directory_path() / "mrcsim-output-digits-test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    OutputFile f((dir / "n.csv").string());
+    f << 100002.0704 << "," << 100000.0 << "," << 0.1 << "," << 1e-300 << "," << 1.0 / 3 << "\n";
+    f.Commit();
+  }
+  std::ifstream in(dir / "n.csv");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == "100002.0704,100000,0.1,1e-300,0.3333333333333333\n");
+
+  // A message posted 100 ms in: its times in messages.csv are the summary's, to the last digit
+  // (six significant digits wrote 100002.0704 as 100002).
+  const ScenarioResult r = Run(Scenario(R"("transport": {"type": "mrc"},
+                                           "workloads": [{"type": "permutation", "gpus": {"first": 0, "count": 2},
+                                                          "bytes": 4096, "start_us": 100000}],
+                                           "outputs": {"sample_interval_us": 1000})"),
+                               dir.string());
+  const double completion = FirstRun(r)["completion_us"].get<double>();
+  CHECK(completion > 100000);
+  std::ifstream csv(dir / "mrc" / "messages.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  double latestDone = 0;
+  while (std::getline(csv, row))
+  {
+    std::vector<std::string> cells;
+    std::stringstream cellStream(row);
+    for (std::string cell; std::getline(cellStream, cell, ',');)
+      cells.push_back(cell);
+    REQUIRE(cells.size() >= 7);
+    CHECK(cells[4] == "100000");                                                     // posted_us
+    CHECK(std::stod(cells[5]) - std::stod(cells[4]) == Approx(std::stod(cells[6]))); // done - posted = time
+    latestDone = std::max(latestDone, std::stod(cells[5]));
+  }
+  CHECK(latestDone == completion);
   std::filesystem::remove_all(dir);
 }
