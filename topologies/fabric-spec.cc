@@ -159,7 +159,7 @@ ParseFabricSpec(JsonReader& r)
   }
   else
   {
-    s.graphmlFile = r.String("file");
+    s.graphmlFile = BesideDocument(r.Origin(), r.String("file"));
   }
   r.Finish();
   CheckFabricSpec(s, r.Origin() + ": at " + (r.Path().empty() ? "/" : r.Path()));

@@ -507,4 +507,17 @@ ReadJsonFile(const std::string& file)
   return ParseJsonText(ReadInputFile(file, "JSON", kMaxJsonFileBytes), file);
 }
 
+std::string
+BesideDocument(const std::string& origin, const std::string& file)
+{
+  const std::filesystem::path document(origin);
+  std::error_code error;
+  if (std::filesystem::path(file).is_relative() && std::filesystem::is_regular_file(document, error) &&
+      document.has_parent_path())
+  {
+    return (document.parent_path() / file).string();
+  }
+  return file;
+}
+
 } // namespace mrcsim

@@ -113,6 +113,11 @@ std::string ReadInputFile(const std::string& file, const std::string& kind, uint
 /// \brief Reads and parses a JSON file (ReadInputFile, then ParseJsonText).
 nlohmann::json ReadJsonFile(const std::string& file);
 
+/// \brief A file that a JSON document names, found beside the document wherever it is read
+/// from: a relative `file` is taken from the folder of `origin` when `origin` is a file (a
+/// document that is not a file, e.g. a Python dict, has only the working directory).
+std::string BesideDocument(const std::string& origin, const std::string& file);
+
 } // namespace mrcsim
 
 #endif

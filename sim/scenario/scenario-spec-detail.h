@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <filesystem>
 #include <limits>
 #include <string>
 
@@ -75,22 +74,6 @@ LinkSelector ParseLinkSelector(const nlohmann::json& v,
 SweepSpec ParseSweep(JsonReader r, const nlohmann::json& document, uint64_t seed, const Fabric& fabric);
 /// \brief ParseScenario on an already built fabric of the document's topology.
 ScenarioSpec ParseScenarioOn(const nlohmann::json& document, const std::string& origin, const Fabric* fabric);
-
-/// \brief A file a scenario names, found beside the scenario wherever it is run from: a relative
-/// `file` is taken from the folder of `origin` when `origin` is a file (a document that is not a
-/// file, e.g. a Python dict, has only the working directory).
-inline std::string
-BesideScenario(const std::string& origin, const std::string& file)
-{
-  const std::filesystem::path scenario(origin);
-  std::error_code error;
-  if (std::filesystem::path(file).is_relative() && std::filesystem::is_regular_file(scenario, error) &&
-      scenario.has_parent_path())
-  {
-    return (scenario.parent_path() / file).string();
-  }
-  return file;
-}
 
 } // namespace mrcsim::detail
 

@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <optional>
 #include <set>
@@ -105,10 +104,6 @@ ParseTopology(JsonReader r)
   {
     JsonReader s = r.Object("spec");
     spec = ParseFabricSpec(s);
-    if (spec.kind == "graphml")
-    {
-      spec.graphmlFile = detail::BesideScenario(r.Origin(), spec.graphmlFile);
-    }
   }
   r.Finish();
   return spec;

@@ -238,7 +238,7 @@ ParseFlows(JsonReader& r, WorkloadSpec& w, const Fabric&)
 {
   auto p = std::make_shared<FlowsParams>();
   p->file = r.String("file");
-  const std::string path = detail::BesideScenario(r.Origin(), p->file);
+  const std::string path = BesideDocument(r.Origin(), p->file);
   p->format = r.String("format", FlowFormatOf(p->file));
   if (p->format != "htsim" && p->format != "csv" && p->format != "json")
   {

@@ -5,6 +5,7 @@ usage: test_cli.py MRCSIM_BINARY SOURCE_DIR
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -157,6 +158,14 @@ with tempfile.TemporaryDirectory() as tmp:
                    "transport": {"type": "mrc"}, "workloads": [{"type": "permutation", "gpus": [0, 1], "bytes": 4096}]}, f)
     p = subprocess.run([BIN, "validate", gml_scenario], capture_output=True, text=True, timeout=120, cwd=SRC)
     check("graphml beside its scenario", p.returncode == 0, p.stderr.strip())
+    # And beside a fabric spec file, for topo --spec as for a scenario.
+    gml_spec = os.path.join(gml_dir, "fabric.json")
+    with open(gml_spec, "w") as f:
+        json.dump({"kind": "graphml", "file": "f.graphml"}, f)
+    p = subprocess.run([BIN, "topo", "--spec", gml_spec, "--check"], capture_output=True, text=True, timeout=120,
+                       cwd=SRC)
+    check("graphml beside its fabric spec", p.returncode == 0 and re.search(r"routing check +ok", p.stdout),
+          f"{p.returncode}: {p.stderr.strip()}")
     for label in ("mrc", "rocev2"):
         for csv_name in ("collectives.csv", "messages.csv", "timeseries.csv"):
             check("run " + label + " " + csv_name, os.path.getsize(os.path.join(outdir, label, csv_name)) > 0)
