@@ -6,7 +6,9 @@
 #include "ns3/abort.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace ns3
 {
@@ -100,6 +102,38 @@ FabricParallelSimulatorImpl::SumOverRanks(std::vector<uint64_t>& values)
     NS_ABORT_MSG_IF(InParallelWindow(), "FabricParallelSimulatorImpl::SumOverRanks: inside a window");
     sim->m_link->Reduce(values, false);
   }
+}
+
+Time
+FabricParallelSimulatorImpl::NextEventTime()
+{
+  FabricParallelSimulatorImpl* sim = s_active;
+  if (!sim)
+  {
+    return Simulator::Now();
+  }
+  NS_ABORT_MSG_IF(InParallelWindow(), "FabricParallelSimulatorImpl::NextEventTime: inside a window");
+  constexpr uint64_t kNone = std::numeric_limits<uint64_t>::max();
+  const uint64_t now = Simulator::Now().GetTimeStep();
+  uint64_t next = kNone;
+  for (Partition* p : sim->AllPartitions())
+  {
+    if (!p->local || !p->events)
+      continue;
+    if (!p->events->IsEmpty())
+      next = std::min(next, p->events->PeekNextTs());
+    if (!p->outbox.empty() || !p->toRanks.empty() || !p->tasks.empty() || !p->windowEnd.empty())
+      next = now;
+  }
+  if (sim->m_foreignPending.load(std::memory_order_relaxed) || !sim->m_barrierToRanks.empty())
+    next = now;
+  if (sim->m_link)
+  {
+    std::vector<uint64_t> earliest{ next };
+    sim->m_link->Reduce(earliest, true);
+    next = earliest[0];
+  }
+  return next == kNone ? Time::Max() : TimeStep(std::max(next, now));
 }
 
 std::vector<std::vector<uint8_t>>

@@ -152,6 +152,12 @@ public:
   /// \brief Element-wise sum over the ranks of `values`, in place (nothing with one rank). From
   /// set-up, a global event or after the run: every rank must call it at the same point.
   static void SumOverRanks(std::vector<uint64_t>& values);
+  /// \brief The time of the earliest work pending anywhere (every partition's and global event,
+  /// on every rank), besides the global event running: now when work is due at once or waits
+  /// for a window's end or barrier, Time::Max() when nothing is pending, and now when the
+  /// simulator is not this class (it cannot tell). Until then nothing can change. From a global
+  /// event: every rank must call it at the same point.
+  static Time NextEventTime();
   /// \brief Per-rank bytes to rank 0: returns every rank's `bytes` on rank 0 (by rank), nothing
   /// elsewhere. After the run; every rank must call it.
   static std::vector<std::vector<uint8_t>> GatherOnRankZero(std::vector<uint8_t> bytes);

@@ -196,7 +196,7 @@ TEST_CASE("limits: results files are complete or absent, and failed writes are e
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("limits: results files carry every digit of a number", "[limits]")
+TEST_CASE("limits: results files carry every digit of a number; an idle stretch keeps its last sample", "[limits]")
 {
   const auto dir = std::filesystem::temp_directory_path() / "mrcsim-output-digits-test";
   std::filesystem::remove_all(dir);
@@ -235,5 +235,18 @@ TEST_CASE("limits: results files carry every digit of a number", "[limits]")
     latestDone = std::max(latestDone, std::stod(cells[5]));
   }
   CHECK(latestDone == completion);
+
+  // Nothing is pending until the workload starts: of that idle stretch the time series keeps the
+  // first sample and the last one before the start (which read what the others would have).
+  std::ifstream series(dir / "mrc" / "timeseries.csv");
+  std::getline(series, header);
+  std::vector<double> idleSamples;
+  while (std::getline(series, row))
+  {
+    const double t = std::stod(row.substr(0, row.find(',')));
+    if (t < 100000 && (idleSamples.empty() || idleSamples.back() != t))
+      idleSamples.push_back(t);
+  }
+  CHECK(idleSamples == std::vector<double>{ 1000, 99000 });
   std::filesystem::remove_all(dir);
 }
