@@ -169,6 +169,7 @@ Run(const ScenarioSpec& spec,
   double lastProgress = 0;
   EtaEstimator eta;
   const uint64_t events0 = Simulator::GetEventCount();
+  Time quietUntil; ///< the earliest work pending after the last sample (NextEventTime)
   std::function<void()> monitor = [&]
   {
     sampler.Sample();
@@ -209,12 +210,17 @@ Run(const ScenarioSpec& spec,
       lastProgress = elapsed;
       PrintProgress(transport.label, workloads, double(Simulator::GetEventCount() - events0), elapsed, eta);
     }
-    // The next sample, an interval from now; across a stretch where nothing is pending, the
-    // last sample before the next work instead: nothing changes in between, so that sample reads
-    // what the skipped ones would have (a workload starting late, a long compute phase).
+    // The next sample, an interval from now. Across a stretch where nothing is pending (a
+    // workload starting late, a long compute phase), once one sample has read its rates as zero,
+    // the next is the last before the work resumes: nothing changes in between, so it reads what
+    // the skipped ones would have, and a plot of the rows drops to zero and stays there.
     const Time now = Simulator::Now();
-    const int64_t idle = (ns3::FabricParallelSimulatorImpl::NextEventTime() - now).GetTimeStep();
-    const int64_t intervals = std::max<int64_t>(1, (idle - 1) / interval.GetTimeStep());
+    const Time next = ns3::FabricParallelSimulatorImpl::NextEventTime();
+    const bool quiet = quietUntil > now; // nothing ran since the sample before
+    quietUntil = next;
+    int64_t intervals = 1;
+    if (quiet)
+      intervals = std::max<int64_t>(1, ((next - now).GetTimeStep() - 1) / interval.GetTimeStep());
     const Time due = now + ns3::TimeStep(interval.GetTimeStep() * intervals);
     Simulator::Schedule(std::min(due, simLimit) - now, monitor);
   };
