@@ -210,12 +210,16 @@ Run(const ScenarioSpec& spec,
       lastProgress = elapsed;
       PrintProgress(transport.label, workloads, double(Simulator::GetEventCount() - events0), elapsed, eta);
     }
-    // The next sample, an interval from now. Across a stretch where nothing is pending (a
-    // workload starting late, a long compute phase), once one sample has read its rates as zero,
-    // the next is the last before the work resumes: nothing changes in between, so it reads what
-    // the skipped ones would have, and a plot of the rows drops to zero and stays there.
+    // The next sample, an interval from now. Across a stretch where no message is outstanding
+    // and nothing is pending (a workload starting late, a long compute phase), once one sample
+    // has read its rates as zero, the next is the last before the work resumes: nothing changes
+    // in between, so it reads what the skipped ones would have, and a plot of the rows drops to
+    // zero and stays there. With no message outstanding, what is pending is the same for any
+    // partition count (a partition defers a sending port's catch-up to its window's end, which
+    // one partition would have as an event: only while a message is in flight).
     const Time now = Simulator::Now();
-    const Time next = ns3::FabricParallelSimulatorImpl::NextEventTime();
+    const Time next =
+      service.OutstandingMessages() == 0 ? ns3::FabricParallelSimulatorImpl::NextEventTime() : now;
     const bool quiet = quietUntil > now; // nothing ran since the sample before
     quietUntil = next;
     int64_t intervals = 1;

@@ -212,11 +212,19 @@ TEST_CASE("limits: results files carry every digit of a number; an idle stretch 
 
   // A message posted 100 ms in: its times in messages.csv are the summary's, to the last digit
   // (six significant digits wrote 100002.0704 as 100002).
-  const ScenarioResult r = Run(Scenario(R"("transport": {"type": "mrc"},
-                                           "workloads": [{"type": "permutation", "gpus": {"first": 0, "count": 2},
-                                                          "bytes": 4096, "start_us": 100000}],
-                                           "outputs": {"sample_interval_us": 1000})"),
-                               dir.string());
+  const ScenarioSpec late = Scenario(R"("transport": {"type": "mrc"},
+                                        "workloads": [{"type": "permutation", "gpus": {"first": 0, "count": 2},
+                                                       "bytes": 4096, "start_us": 100000}],
+                                        "outputs": {"sample_interval_us": 1000})");
+  ScenarioRunOptions options;
+  options.progress = false;
+  options.outDir = (dir / "three").string();
+  options.partitions = 3;
+  const nlohmann::json threePartitions = RunScenario(late, options).summary["files"];
+  options.partitions = 1;
+  options.outDir = dir.string();
+  const ScenarioResult r = RunScenario(late, options);
+  CHECK(r.summary["files"] == threePartitions); // the same rows, skipped samples included
   const double completion = FirstRun(r)["completion_us"].get<double>();
   CHECK(completion > 100000);
   std::ifstream csv(dir / "mrc" / "messages.csv");
