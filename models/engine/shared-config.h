@@ -25,6 +25,9 @@ class SharedConfig
 {
 public:
   SharedConfig() : m_value(SharedValue<Config>::Make(Config{})) {}
+  // Copies share; a move copies too (a moved-from holder would hold no configuration).
+  SharedConfig(const SharedConfig&) = default;
+  SharedConfig& operator=(const SharedConfig&) = default;
 
   const Config* operator->() const { return m_value.operator->(); }
   const Config& operator*() const { return *m_value; }

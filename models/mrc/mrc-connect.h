@@ -11,7 +11,8 @@ namespace ns3
 {
 
 /// \brief An MRC QP pair between GPUs a and b (every plane); attributes from the
-/// ns3::MrcQueuePair defaults. Each QP learns its peer's node for port-status messages.
+/// ns3::MrcQueuePair defaults. Each QP finds its peer's node, for port-status messages, through
+/// its NIC (RdmaNic::NodeOfGpu of its remote GPU).
 std::pair<Ptr<MrcQueuePair>, Ptr<MrcQueuePair>> ConnectMrc(FabricNetwork& net, uint32_t a, uint32_t b);
 /// \brief As above, the QPs copied from `prototype` (MrcQueuePair::CreatePrototype): what a run
 /// that makes many connections uses.

@@ -267,7 +267,7 @@ MrcQueuePair::SetUp()
 
   const uint16_t ports = m_nic->NumPorts();
   const mrcsim::FabricRouting* routing = m_nic->GetRouting();
-  NS_ABORT_MSG_IF(m_config->mode == Srv6 && !routing, "MrcQueuePair: SRv6 mode needs the NIC's routing (RdmaNic::SetRouting)");
+  NS_ABORT_MSG_IF(m_config->mode == Srv6 && !routing, "MrcQueuePair: SRv6 mode needs the NIC's routing (RdmaNic::SetNetwork)");
   const uint32_t perPlane = std::max<uint32_t>(1, m_config->evCount / ports);
   m_evTable.SetUp(perPlane, m_config->backupsPerPlane, m_config->mode == Srv6);
   m_sender.SetUpPorts(ports);
@@ -421,7 +421,7 @@ MrcQueuePair::PeerPortStateChanged(int plane, bool up)
 void
 MrcQueuePair::ReportPathLoss(uint64_t seq, bool laterDelivered)
 {
-  if (SharesPathHealth() && IsSetUp())
+  if (m_nic && SharesPathHealth() && IsSetUp()) // set up and not disposed
   {
     const MrcTxState& t = m_sender.Tx(seq);
     const uint16_t port = m_evTable.PortOfEv(t.ev);

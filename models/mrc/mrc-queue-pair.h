@@ -18,7 +18,8 @@
 // probes, port status), the sender (MrcSender: window, spraying, SACK and NACK processing), the
 // loss detector (MrcLossDetector: RACK, tail-loss probe, RTO, send times) and the receiver
 // (MrcReceiver: placement, completions, SACK and NACK generation); the QP holds the
-// configuration, the trace sources and the NIC-wide path health, and routes frames to the parts.
+// configuration and the trace sources, reaches the NIC-wide path health through its NIC, and
+// routes frames to the parts.
 // Leaves out: the PDC/connection set-up handshake, MRC's credit-based flow control, and
 // encryption.
 #ifndef MRCSIM_MODELS_MRC_QUEUE_PAIR_H

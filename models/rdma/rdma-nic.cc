@@ -127,6 +127,8 @@ RdmaNic::DoDispose()
   m_byQpn.clear();
   m_qpList.clear();
   m_host = nullptr;
+  m_net = nullptr;
+  m_routing = nullptr;
   Object::DoDispose();
 }
 

@@ -23,9 +23,9 @@
 namespace ns3
 {
 
-/// \brief The RDMA NIC of one GPU.
 class FabricNetwork;
 
+/// \brief The RDMA NIC of one GPU.
 class RdmaNic
   : public Object
   , public FabricFrameSink

@@ -63,11 +63,12 @@ OutputFile::~OutputFile()
     std::remove(m_temp.c_str());
 }
 
+template <typename F>
 OutputFile&
-OutputFile::operator<<(double value)
+OutputFile::WriteNumber(F value)
 {
   // Without an exponent where that fits (100000, not 1e+05), else the shortest form of all (at
-  // most 24 characters).
+  // most 24 characters for a double).
   std::array<char, 64> text;
   std::to_chars_result r = std::to_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
   if (r.ec != std::errc())
@@ -75,6 +76,10 @@ OutputFile::operator<<(double value)
   m_stream.write(text.data(), r.ptr - text.data());
   return *this;
 }
+
+template OutputFile& OutputFile::WriteNumber(float);
+template OutputFile& OutputFile::WriteNumber(double);
+template OutputFile& OutputFile::WriteNumber(long double);
 
 void
 OutputFile::Open(const std::string& path)

@@ -36,16 +36,20 @@ public:
     m_stream << value;
     return *this;
   }
-  /// \brief A number in the fewest digits that read back as the same double (std::to_chars),
-  /// without an exponent where 64 characters hold it: a stream's six significant digits would
-  /// write 100002.0704 as 100002.
-  OutputFile& operator<<(double value);
+  /// \brief A number in the fewest digits that read back as the same value of its type
+  /// (std::to_chars), without an exponent where 64 characters hold it: a stream's six
+  /// significant digits would write 100002.0704 as 100002.
+  OutputFile& operator<<(float value) { return WriteNumber(value); }
+  OutputFile& operator<<(double value) { return WriteNumber(value); }
+  OutputFile& operator<<(long double value) { return WriteNumber(value); }
   /// \brief Throws if a write failed so far (call now and then on long runs to fail early).
   void Check();
   /// \brief Flushes, closes and renames into place; throws std::runtime_error naming the file.
   void Commit();
 
 private:
+  template <typename F>
+  OutputFile& WriteNumber(F value);
   [[noreturn]] void Fail(const std::string& what, int error);
 
   std::string m_path;

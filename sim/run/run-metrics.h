@@ -27,15 +27,6 @@
 namespace mrcsim
 {
 
-/// \brief `t` in microseconds: the double nearest its exact value (a Time is a whole number of
-/// the resolution's steps, divided here once; GetSeconds() * 1e6 rounds twice). What the results
-/// files report of every simulated time.
-inline double
-ToUs(ns3::Time t)
-{
-  return double(t.GetTimeStep()) / double(ns3::MicroSeconds(1).GetTimeStep());
-}
-
 /// \brief One-way latency of every full data packet, NIC to NIC (microseconds): each connected
 /// GPU's NIC reports it through its "PacketLatency" trace source. One histogram per partition of
 /// a parallel run (each filled by its partition's thread), merged for the summary.

@@ -1,5 +1,7 @@
 #include "sim/run/time-series-sampler.h"
 
+#include "sim/workloads/workload.h"
+
 #include "models/engine/fabric-parallel-simulator.h"
 #include "models/fabric/port-queue-config.h"
 
@@ -99,7 +101,7 @@ TimeSeriesSampler::Sample()
   if (dt <= 0)
     return;
   m_last = now;
-  const double timeUs = double(now.GetPicoSeconds()) / 1e6;
+  const double timeUs = ToUs(now);
   // The counts, summed over the ranks of a run across processes (a global event: every rank
   // samples at the same point): per plane, last-hop and uplink bytes; per sampled port, queued
   // and sent bytes.

@@ -16,6 +16,7 @@
 
 #include "models/engine/attribute-default.h"
 #include "models/engine/fabric-parallel-simulator.h"
+#include "models/fabric/fabric-frame.h"
 #include "models/rdma/rdma-nic.h"
 
 #include "ns3/config.h"
@@ -210,16 +211,22 @@ Run(const ScenarioSpec& spec,
       lastProgress = elapsed;
       PrintProgress(transport.label, workloads, double(Simulator::GetEventCount() - events0), elapsed, eta);
     }
-    // The next sample, an interval from now. Across a stretch where no message is outstanding
-    // and nothing is pending (a workload starting late, a long compute phase), once one sample
-    // has read its rates as zero, the next is the last before the work resumes: nothing changes
-    // in between, so it reads what the skipped ones would have, and a plot of the rows drops to
-    // zero and stays there. With no message outstanding, what is pending is the same for any
-    // partition count (a partition defers a sending port's catch-up to its window's end, which
-    // one partition would have as an event: only while a message is in flight).
+    // The next sample, an interval from now. Across a stretch where no message is outstanding,
+    // no frame is in the network and nothing is pending (a workload starting late, a long compute
+    // phase), once one sample has read its rates as zero, the next is the last before the work
+    // resumes: nothing changes in between, so it reads what the skipped ones would have, and a
+    // plot of the rows drops to zero and stays there. Without frames, what is pending is the same
+    // for any partition count (a partition defers a sending port's catch-up to its window's end,
+    // which one partition has as an event, and frames start at their times without events).
     const Time now = Simulator::Now();
-    const Time next =
-      service.OutstandingMessages() == 0 ? ns3::FabricParallelSimulatorImpl::NextEventTime() : now;
+    bool idle = service.OutstandingMessages() == 0; // the same on every rank
+    if (idle)
+    {
+      std::vector<uint64_t> frames{ ns3::FramePtr::Live() };
+      ns3::FabricParallelSimulatorImpl::SumOverRanks(frames);
+      idle = frames[0] == 0;
+    }
+    const Time next = idle ? ns3::FabricParallelSimulatorImpl::NextEventTime() : now;
     const bool quiet = quietUntil > now; // nothing ran since the sample before
     quietUntil = next;
     int64_t intervals = 1;

@@ -141,6 +141,15 @@ uint64_t UniformBelow(uint64_t& state, uint64_t n);
 /// \brief A spec time in microseconds as an ns-3 Time, rounded to the time resolution.
 ns3::Time MicrosecondsToTime(double us);
 
+/// \brief `t` in microseconds: the double nearest its exact value (a Time is a whole number of
+/// the resolution's steps, divided here once; GetSeconds() * 1e6 rounds twice). What the results
+/// files report of every simulated time.
+inline double
+ToUs(ns3::Time t)
+{
+  return double(t.GetTimeStep()) / double(ns3::MicroSeconds(1).GetTimeStep());
+}
+
 } // namespace mrcsim
 
 #endif
