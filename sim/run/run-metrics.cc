@@ -162,8 +162,9 @@ CompletionTables::Add(const Workload& w, FairReference* fair)
     if (c.end.IsZero() && c.bytes > 0)
       continue;
     const double t = (c.end - c.start).GetSeconds();
+    const double us = ToUs(c.end - c.start);
     const double algbw = t > 0 ? double(c.bytes) * 8 / t / 1e9 : 0;
-    timeUs.Add(ToUs(c.end - c.start));
+    timeUs.Add(us);
     idealSum += c.idealS;
     algbwSum += algbw;
     busbwSum += algbw * c.busFactor;
@@ -171,7 +172,7 @@ CompletionTables::Add(const Workload& w, FairReference* fair)
     m_lastDone = std::max(m_lastDone, c.end);
     if (collCsv.IsOpen())
       collCsv << w.Name() << "," << c.algorithm << "," << c.group << "," << c.iteration << "," << c.ranks << ","
-              << c.bytes << "," << ToUs(c.start) << "," << ToUs(c.end) << "," << ToUs(c.end - c.start)
+              << c.bytes << "," << ToUs(c.start) << "," << ToUs(c.end) << "," << us
               << "," << c.idealS * 1e6 << "," << (c.idealS > 0 ? t / c.idealS : 0) << "," << algbw << ","
               << algbw * c.busFactor << "\n";
   }
@@ -201,7 +202,8 @@ CompletionTables::Add(const Workload& w, FairReference* fair)
       continue;
     ++m_messagesDone;
     const double t = (m.done - m.posted).GetSeconds();
-    m_messageUs.Add(ToUs(m.done - m.posted));
+    const double us = ToUs(m.done - m.posted);
+    m_messageUs.Add(us);
     m_slowdown.Add(m.idealS > 0 ? t / m.idealS : 0);
     if (fairTime > 0)
       m_fairSlowdown.Add(t / fairTime);
@@ -209,7 +211,7 @@ CompletionTables::Add(const Workload& w, FairReference* fair)
     if (msgCsv.IsOpen())
     {
       msgCsv << w.Name() << "," << m.src << "," << m.dst << "," << m.bytes << "," << ToUs(m.posted) << ","
-             << ToUs(m.done) << "," << ToUs(m.done - m.posted) << "," << m.idealS * 1e6 << ","
+             << ToUs(m.done) << "," << us << "," << m.idealS * 1e6 << ","
              << (m.idealS > 0 ? t / m.idealS : 0) << ",";
       if (fairS) // empty where the reference was not computed or the pair had no path
         msgCsv << fairTime * 1e6;
